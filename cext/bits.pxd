@@ -1,0 +1,55 @@
+# Bit helpers shared by the cores (hands, piles and grids are bit masks).
+from libc.stdint cimport uint64_t, uint32_t
+from cext.rng cimport Rng, rng_below
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long) nogil
+    int __builtin_ctzll(unsigned long long) nogil
+
+cdef inline int popcount(uint64_t x) noexcept nogil:
+    return __builtin_popcountll(x)
+
+cdef inline int lowest_bit(uint64_t x) noexcept nogil:
+    """Index of the lowest set bit; x must not be 0."""
+    return __builtin_ctzll(x)
+
+cdef inline int nth_bit(uint64_t x, int n) noexcept nogil:
+    """Index of the n-th set bit (0-based) of x."""
+    cdef int i
+    for i in range(n):
+        x &= x - 1
+    return __builtin_ctzll(x)
+
+cdef inline uint64_t random_subset(Rng* r, uint64_t pool, int k) noexcept nogil:
+    """k distinct bits drawn uniformly from pool (k <= popcount(pool))."""
+    cdef uint64_t out = 0
+    cdef int left = __builtin_popcountll(pool)
+    cdef int i, b
+    for i in range(k):
+        b = nth_bit(pool, rng_below(r, left))
+        out |= (<uint64_t>1) << b
+        pool &= ~((<uint64_t>1) << b)
+        left -= 1
+    return out
+
+cdef inline void shuffle_bytes(Rng* r, signed char* a, int n) noexcept nogil:
+    """Fisher-Yates shuffle of n bytes."""
+    cdef int i, j
+    cdef signed char t
+    for i in range(n - 1, 0, -1):
+        j = rng_below(r, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+cdef inline void sort_bytes(signed char* a, int n) noexcept nogil:
+    """Insertion sort of n bytes (piles are small): the canonical order before a reshuffle."""
+    cdef int i, j
+    cdef signed char t
+    for i in range(1, n):
+        t = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > t:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = t

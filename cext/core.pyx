@@ -1,0 +1,125 @@
+# cython: language_level=3
+"""The game-core base type: the Python-facing API that every game shares.
+
+The search drives the cdef methods declared in core.pxd directly; Python code (the command
+line, the agents, the tests) uses the checked methods below, which never leave a state
+half-changed: an illegal move raises ValueError before anything is touched.
+"""
+from cext.rng cimport Rng, rng_seed, rng_below
+from cext.infohash cimport KEY_SO, KEY_MO
+
+KEY_MODES = {"so": KEY_SO, "mo": KEY_MO}
+
+
+cdef class GameCore:
+    """Base of every game state. Subclasses implement the cdef interface."""
+
+    cdef int current(self) noexcept:
+        return -1
+
+    cdef int gen_moves(self, int* buf) noexcept:
+        return 0
+
+    cdef int random_move(self, Rng* rng) noexcept:
+        cdef int buf[MAX_MOVES]
+        cdef int n = self.gen_moves(buf)
+        return buf[rng_below(rng, n)]
+
+    cdef void do_move(self, int move) noexcept:
+        pass
+
+    cdef void copy_to(self, GameCore dst) noexcept:
+        pass
+
+    cdef void get_rewards(self, double* out) noexcept:
+        pass
+
+    cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
+        return 0
+
+    cdef void resample(self, int observer, Rng* rng) noexcept:
+        pass
+
+    cdef void set_tracking(self, bint on) noexcept:
+        pass
+
+    cdef GameCore new_empty(self):
+        return type(self).__new__(type(self))
+
+    # ------------------------------------------------------------------ Python API
+    @property
+    def to_move(self) -> int:
+        """The player to move, or -1 when the game is over."""
+        return self.current()
+
+    def is_terminal(self) -> bool:
+        return self.current() < 0
+
+    def legal_moves(self) -> list:
+        """Legal moves of the player to move, as ints in ascending order."""
+        cdef int buf[MAX_MOVES]
+        cdef int n = self.gen_moves(buf)
+        return [buf[i] for i in range(n)]
+
+    def apply(self, int move) -> None:
+        """Apply a move of the player to move; ValueError (state untouched) if it is illegal."""
+        if self.current() < 0:
+            raise ValueError("the game is over: no move can be played")
+        cdef int buf[MAX_MOVES]
+        cdef int n = self.gen_moves(buf)
+        cdef int i
+        for i in range(n):
+            if buf[i] == move:
+                self.do_move(move)
+                return
+        raise ValueError(f"illegal move {self.move_to_text(move)!r} for player {self.current()}")
+
+    def clone(self) -> "GameCore":
+        """An independent copy of this state."""
+        cdef GameCore dst = self.new_empty()
+        self.copy_to(dst)
+        return dst
+
+    def rewards(self) -> list:
+        """Per-player rewards in [0, 1] (the win share); only meaningful at the end."""
+        if self.current() >= 0:
+            raise ValueError("the game is not over")
+        cdef double out[MAX_PLAYERS]
+        self.get_rewards(out)
+        return [out[i] for i in range(self.n_players)]
+
+    def info_key(self, int player, int observer=-1, str mode="so") -> int:
+        """The search's node key for `player` deciding in a search run for `observer`."""
+        if observer < 0:
+            observer = player
+        self._check_player(player)
+        self._check_player(observer)
+        if mode not in KEY_MODES:
+            raise ValueError(f"unknown key mode {mode!r} (so or mo)")
+        return self.node_key(player, observer, KEY_MODES[mode])
+
+    def determinized(self, int observer, seed: int) -> "GameCore":
+        """A copy in which everything `observer` cannot see is resampled from `seed`."""
+        self._check_player(observer)
+        cdef Rng rng
+        rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        cdef GameCore dst = self.clone()
+        dst.set_tracking(True)
+        dst.resample(observer, &rng)
+        return dst
+
+    def _check_player(self, int p):
+        if not 0 <= p < self.n_players:
+            raise ValueError(f"player {p} out of range 0..{self.n_players - 1}")
+
+    def move_to_text(self, int move) -> str:
+        return str(move)
+
+    def parse_move(self, str text) -> int:
+        """The legal move written as `text`; ValueError if it is malformed or illegal."""
+        text = text.strip()
+        for m in self.legal_moves():
+            if self.move_to_text(m).lower() == text.lower():
+                return m
+        raise ValueError(f"{text!r} is not a legal move here; legal: "
+                         + " ".join(self.move_to_text(m) for m in self.legal_moves()))

@@ -1,0 +1,358 @@
+# cython: language_level=3
+"""Information-set MCTS over any GameCore: the hot loop, in C arrays only.
+
+One iteration: determinize the root for the searching player, descend through decision nodes
+keyed by (acting player, what that player has observed: see infohash.pxd), expand one node,
+play out at random, and back up the reward vector: each player maximises its own reward
+(max^n). UCB counts availability: a move's exploration term uses the number of visits of its
+node in which it was legal, not the node's visits.
+
+Memory: nodes in a flat array found through an open-addressing table; each node's edges are a
+sorted block in one edge pool (16 bytes per move statistic). At the node cap the tree stops
+growing and the search keeps iterating.
+"""
+from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.math cimport log, sqrt
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from cext.core cimport GameCore, MAX_MOVES, MAX_PLAYERS
+from cext.rng cimport Rng, rng_seed, rng_below, mix64
+from cext.infohash cimport KEY_SO, KEY_MO
+
+cdef enum:
+    MAX_DEPTH = 1024
+
+cdef struct Edge:                 # one move statistic: 16 bytes
+    int32_t move
+    uint32_t visits
+    uint32_t avail
+    float reward_sum
+
+cdef struct Node:
+    uint64_t key
+    int64_t first                 # start of the node's edge block in the pool
+    int32_t n_edges
+    int32_t cap
+    uint32_t visits
+
+
+cdef double now_seconds() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + t.tv_nsec * 1e-9
+
+
+cdef class Tree:
+    """The search tree and loop for one root position and one searching player."""
+    cdef GameCore root
+    cdef GameCore scratch
+    cdef readonly int player
+    cdef readonly int mode
+    cdef readonly double c
+    cdef Rng rng
+    cdef Node* nodes
+    cdef uint32_t* table
+    cdef uint64_t table_mask
+    cdef readonly int n_nodes
+    cdef readonly int max_nodes
+    cdef Edge* edges
+    cdef int64_t n_edges_used
+    cdef int64_t edge_capacity
+    cdef int64_t edge_limit
+    cdef readonly long long iterations
+    cdef readonly long long tree_moves       # moves made inside the tree, summed over iterations
+    cdef readonly long long playout_moves
+    cdef readonly bint full
+    cdef int buf[MAX_MOVES]
+    cdef int path_node[MAX_DEPTH]
+    cdef int path_move[MAX_DEPTH]
+    cdef int path_player[MAX_DEPTH]
+
+    def __cinit__(self):
+        self.nodes = NULL
+        self.table = NULL
+        self.edges = NULL
+
+    def __init__(self, GameCore root, int player, seed, double c=0.7, str mode="so",
+                 int max_nodes=200000):
+        if root.current() < 0:
+            raise ValueError("the game is over: nothing to search")
+        if root.current() != player:
+            raise ValueError(f"player {player} is not to move (player {root.current()} is)")
+        if mode not in ("so", "mo"):
+            raise ValueError(f"unknown keying mode {mode!r}: use 'so' or 'mo'")
+        if not c >= 0.0:
+            raise ValueError(f"exploration constant must be >= 0, not {c}")
+        if max_nodes < 1 or max_nodes > 50_000_000:
+            raise ValueError(f"max_nodes must be between 1 and 50,000,000, not {max_nodes}")
+        self.root = root.clone()
+        self.scratch = root.new_empty()
+        self.player = player
+        self.mode = KEY_SO if mode == "so" else KEY_MO
+        self.c = c
+        rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        self.max_nodes = max_nodes
+        cdef uint64_t tsize = 1
+        while tsize < <uint64_t>(2 * max_nodes):
+            tsize <<= 1
+        self.table_mask = tsize - 1
+        self.table = <uint32_t*>calloc(tsize, sizeof(uint32_t))
+        self.nodes = <Node*>malloc(max_nodes * sizeof(Node))
+        self.edge_capacity = 1 << 16
+        self.edge_limit = <int64_t>max_nodes * 64
+        self.edges = <Edge*>malloc(self.edge_capacity * sizeof(Edge))
+        if self.table == NULL or self.nodes == NULL or self.edges == NULL:
+            raise MemoryError("cannot allocate the search tree")
+
+    def __dealloc__(self):
+        free(self.table)
+        free(self.nodes)
+        free(self.edges)
+
+    # ------------------------------------------------------------ nodes and edges
+    cdef int find_node(self, uint64_t key) noexcept:
+        cdef uint64_t i = mix64(key) & self.table_mask
+        cdef uint32_t e
+        while True:
+            e = self.table[i]
+            if e == 0:
+                return -1
+            if self.nodes[e - 1].key == key:
+                return e - 1
+            i = (i + 1) & self.table_mask
+
+    cdef int add_node(self, uint64_t key, int n_moves) noexcept:
+        if self.n_nodes >= self.max_nodes or not self.reserve(n_moves):
+            self.full = True
+            return -1
+        cdef uint64_t i = mix64(key) & self.table_mask
+        while self.table[i] != 0:
+            i = (i + 1) & self.table_mask
+        cdef int ni = self.n_nodes
+        self.n_nodes += 1
+        self.table[i] = ni + 1
+        cdef Node* nd = &self.nodes[ni]
+        nd.key = key
+        nd.first = self.n_edges_used
+        nd.n_edges = 0
+        nd.cap = n_moves
+        nd.visits = 0
+        self.n_edges_used += n_moves
+        return ni
+
+    cdef bint reserve(self, int64_t extra) noexcept:
+        """Make room for `extra` more edges in the pool; False at the memory cap."""
+        cdef int64_t need = self.n_edges_used + extra
+        cdef int64_t cap = self.edge_capacity
+        cdef Edge* grown
+        if need <= cap:
+            return True
+        if need > self.edge_limit:
+            return False
+        while cap < need:
+            cap *= 2
+        if cap > self.edge_limit:
+            cap = self.edge_limit
+        grown = <Edge*>realloc(self.edges, cap * sizeof(Edge))
+        if grown == NULL:
+            return False
+        self.edges = grown
+        self.edge_capacity = cap
+        return True
+
+    cdef int insert_edge(self, int ni, int move) noexcept:
+        """Add `move` to node ni's sorted block (moving the block if it is full); its index or -1."""
+        cdef Node* nd = &self.nodes[ni]
+        cdef int64_t newcap, i
+        cdef Edge* src
+        cdef Edge* dst
+        if nd.n_edges == nd.cap:
+            newcap = nd.cap * 2 if nd.cap > 0 else 4
+            if not self.reserve(newcap):
+                self.full = True
+                return -1
+            nd = &self.nodes[ni]
+            src = &self.edges[nd.first]
+            dst = &self.edges[self.n_edges_used]
+            for i in range(nd.n_edges):
+                dst[i] = src[i]
+            nd.first = self.n_edges_used
+            nd.cap = <int32_t>newcap
+            self.n_edges_used += newcap
+        cdef Edge* E = &self.edges[nd.first]
+        cdef int j = nd.n_edges
+        while j > 0 and E[j - 1].move > move:
+            E[j] = E[j - 1]
+            j -= 1
+        E[j].move = move
+        E[j].visits = 0
+        E[j].avail = 0
+        E[j].reward_sum = 0.0
+        nd.n_edges += 1
+        return j
+
+    cdef Edge* find_edge(self, int ni, int move) noexcept:
+        cdef Node* nd = &self.nodes[ni]
+        cdef Edge* E = &self.edges[nd.first]
+        cdef int lo = 0, hi = nd.n_edges - 1, mid
+        while lo <= hi:
+            mid = (lo + hi) >> 1
+            if E[mid].move == move:
+                return &E[mid]
+            if E[mid].move < move:
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        return NULL
+
+    # ------------------------------------------------------------ selection
+    cdef int select(self, int ni, int* moves, int n) noexcept:
+        """Count availability of the legal moves; pick an untried one at random, else by UCB."""
+        cdef Node* nd = &self.nodes[ni]
+        cdef Edge* E = &self.edges[nd.first]
+        cdef int ne = nd.n_edges
+        cdef int i, j = 0, m, untried = 0, chosen = -1
+        cdef double best = -1e300, v
+        for i in range(n):
+            m = moves[i]
+            while j < ne and E[j].move < m:
+                j += 1
+            if j < ne and E[j].move == m:
+                E[j].avail += 1
+                if E[j].visits == 0:
+                    untried += 1
+                    if rng_below(&self.rng, untried) == 0:
+                        chosen = m
+                elif untried == 0:
+                    v = E[j].reward_sum / E[j].visits + \
+                        self.c * sqrt(log(<double>E[j].avail) / E[j].visits)
+                    if v > best:
+                        best = v
+                        chosen = m
+            else:
+                untried += 1
+                if rng_below(&self.rng, untried) == 0:
+                    chosen = m
+        if untried > 0 and self.find_edge(ni, chosen) == NULL:
+            j = self.insert_edge(ni, chosen)
+            if j >= 0:
+                self.edges[self.nodes[ni].first + j].avail = 1
+        return chosen
+
+    # ------------------------------------------------------------ one iteration
+    cdef void iterate(self) noexcept:
+        cdef GameCore st = self.scratch
+        cdef int p, n, ni, move, depth = 0, d
+        cdef uint64_t key
+        cdef bint created = False
+        cdef double reward[MAX_PLAYERS]
+        cdef Edge* e
+        self.root.copy_to(st)
+        st.set_tracking(True)
+        st.resample(self.player, &self.rng)
+        while depth < MAX_DEPTH:
+            p = st.current()
+            if p < 0:
+                break
+            n = st.gen_moves(self.buf)
+            if n == 1:                        # forced: no decision, no node
+                st.do_move(self.buf[0])
+                continue
+            key = st.node_key(p, self.player, self.mode)
+            ni = self.find_node(key)
+            if ni < 0:
+                ni = self.add_node(key, n)
+                if ni < 0:
+                    break
+                created = True
+            move = self.select(ni, self.buf, n)
+            self.path_node[depth] = ni
+            self.path_move[depth] = move
+            self.path_player[depth] = p
+            depth += 1
+            st.do_move(move)
+            if created:
+                break
+        self.tree_moves += depth
+        st.set_tracking(False)
+        while True:
+            p = st.current()
+            if p < 0:
+                break
+            st.do_move(st.random_move(&self.rng))
+            self.playout_moves += 1
+        st.get_rewards(reward)
+        for d in range(depth):
+            ni = self.path_node[d]
+            self.nodes[ni].visits += 1
+            e = self.find_edge(ni, self.path_move[d])
+            if e != NULL:
+                e.visits += 1
+                e.reward_sum += <float>reward[self.path_player[d]]
+        self.iterations += 1
+
+    def run(self, long long iterations=0, double seconds=0.0) -> int:
+        """Run until `iterations` more iterations or `seconds` of wall time (whichever is set
+        and comes first); returns the number of iterations run."""
+        if iterations <= 0 and seconds <= 0.0:
+            raise ValueError("give a budget: iterations > 0 or seconds > 0")
+        cdef long long done = 0
+        cdef double deadline = now_seconds() + seconds if seconds > 0.0 else 0.0
+        while iterations <= 0 or done < iterations:
+            self.iterate()
+            done += 1
+            if deadline > 0.0 and (done & 15) == 0 and now_seconds() >= deadline:
+                break
+        return done
+
+    def root_stats(self) -> list:
+        """[(move, visits, mean reward, availability)] for the searching player's root moves."""
+        cdef uint64_t key = self.root.node_key(self.player, self.player, self.mode)
+        cdef int ni = self.find_node(key)
+        if ni < 0:
+            return []
+        cdef Node* nd = &self.nodes[ni]
+        cdef Edge* E = &self.edges[nd.first]
+        return [(E[i].move, E[i].visits,
+                 (E[i].reward_sum / E[i].visits) if E[i].visits else 0.0, E[i].avail)
+                for i in range(nd.n_edges)]
+
+    def memory(self) -> dict:
+        """Bytes used by the tree: nodes, table, live move statistics and the edge pool."""
+        cdef long long live = 0
+        for i in range(self.n_nodes):
+            live += self.nodes[i].n_edges
+        return {
+            "nodes": self.n_nodes,
+            "move_stats": live,
+            "bytes_per_move_stat": sizeof(Edge),
+            "bytes_per_node": sizeof(Node) + 2 * sizeof(uint32_t),
+            "edge_pool_slots": self.n_edges_used,
+            "node_bytes": self.n_nodes * sizeof(Node) + (self.table_mask + 1) * sizeof(uint32_t),
+            "edge_bytes": self.n_edges_used * sizeof(Edge),
+        }
+
+
+def random_playouts(GameCore root, long long games, seed, bint resample=False, int observer=0):
+    """Play `games` uniformly random games from copies of `root` in C (no information tracking).
+
+    With resample, each copy is first determinized for `observer`. Returns
+    (games, moves applied, seconds): the raw speed of a core.
+    """
+    cdef GameCore st = root.new_empty()
+    cdef int buf[MAX_MOVES]
+    cdef int n
+    cdef long long g, moves = 0
+    cdef Rng rng
+    rng_seed(&rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    cdef double t0 = now_seconds()
+    for g in range(games):
+        root.copy_to(st)
+        if resample:
+            st.set_tracking(True)
+            st.resample(observer, &rng)
+        st.set_tracking(False)
+        while st.current() >= 0:
+            st.do_move(st.random_move(&rng))
+            moves += 1
+    return games, moves, now_seconds() - t0

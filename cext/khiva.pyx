@@ -1,0 +1,1074 @@
+# cython: language_level=3
+"""Khiva: every rule of the game in one compact C state.
+
+Read top to bottom: the component table, the state, set-up, the card choice, the camel
+activation (requests, compensation, boosts, movement, shops and outposts), the end of a turn
+(redeal, end of game), scoring and tie-breaks, then information (hashes, knowledge,
+determinization) and the Python-facing notation and JSON.
+
+Rule interpretations are marked "Interpretation" and explained in docs/rules/khiva.md.
+"""
+cimport cython
+from libc.stdint cimport uint64_t, uint32_t
+from libc.string cimport memset
+from cext.core cimport GameCore, MAX_MOVES
+from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
+from cext.bits cimport popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes
+from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
+
+# ================================================================ component table
+# Every number of the game lives here. Those the rulebook does not print are fixed in
+# ../shared/RULES-NOTES.md and explained in docs/rules/khiva.md.
+cdef enum:
+    N_COLOURS = 5            # camels and card colours, in activation order
+    N_CARDS = 25             # travel cards: colour x value 1..5, card id = colour * 5 + value - 1
+    N_TEAPOTS = 22
+    N_CARPETS = 15           # 3 per colour worth 3, 4, 5; carpet id = colour * 3 + value - 3
+    N_SALT = 5
+    GEM_SUPPLY = 30
+    PATH_LEN = 5             # shop 1, shop 2, shop 3, shop 4, outpost
+    SALT_PRICE = 3
+    HAND_START = 5           # 3-5 players: first deal
+    HAND_KEEP = 1            # the round ends when every hand is down to this
+    DUEL_HAND_START = 8
+    DUEL_HAND_KEEP = 2
+    DUEL_REFILL = 6
+    DUEL_ASIDE_UP = 4
+    NONE = 31                # "no card" in a move field
+
+COLOUR_NAMES = ("white", "blue", "green", "pink", "black")
+COLOUR_LETTERS = "WBGPK"     # K for black, as in CMYK
+cdef int GEM_ICONS[6]        # by card value (index 0 unused); Interpretation (not printed)
+GEM_ICONS[:] = [0, 2, 2, 1, 1, 0]
+cdef signed char TEAPOT_VALUES[22]
+TEAPOT_VALUES[:] = [2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7]
+cdef int SALT_VALUES[5]      # the face-up pile, top first
+SALT_VALUES[:] = [10, 9, 8, 7, 6]
+PY_GEM_ICONS = (0, 2, 2, 1, 1, 0)
+PY_TEAPOTS = (2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7)
+PY_SALT = (10, 9, 8, 7, 6)
+
+cdef inline int card_colour(int card) noexcept nogil:
+    return card // 5
+
+cdef inline int card_value(int card) noexcept nogil:
+    return card % 5 + 1
+
+cdef inline int carpet_colour(int carpet) noexcept nogil:
+    return carpet // 3
+
+cdef inline int carpet_value(int carpet) noexcept nogil:
+    return carpet % 3 + 3
+
+# ================================================================ the track
+# Position 0 is the Khiva space; player p's path holds positions 1 + 5p .. 5 + 5p for shop 1..4
+# and the outpost. A camel moving towards player P walks back along the path it is on to Khiva,
+# then out along P's path, counting empty spaces only (Interpretation: track geometry).
+cdef enum:
+    KHIVA = 0
+
+cdef inline int path_pos(int player, int space) noexcept nogil:
+    return 1 + player * PATH_LEN + space - 1
+
+cdef inline int pos_path(int pos) noexcept nogil:
+    return (pos - 1) // PATH_LEN
+
+cdef inline int pos_space(int pos) noexcept nogil:
+    return (pos - 1) % PATH_LEN + 1
+
+cdef inline int step_toward(int pos, int player) noexcept nogil:
+    if pos == KHIVA:
+        return path_pos(player, 1)
+    if pos_path(pos) == player:
+        return pos + 1
+    if pos_space(pos) == 1:
+        return KHIVA
+    return pos - 1
+
+# ================================================================ moves and phases
+cdef enum:
+    PH_CHOOSE = 0            # players choose their cards one after another (sequentialized)
+    PH_BOOST = 1             # the granted player decides how many gems to spend
+    PH_SHOP4 = 2             # the mover decides between salt and carpet at shop 4
+    PH_OVER = 3
+    PH_ACTIVATE = 4          # transient: camels being activated
+
+    MV_CHOOSE = 1 << 20      # | play1 << 15 | play2 << 10 | give1 << 5 | give2 (NONE if unused)
+    MV_BOOST = 2 << 20       # | gems spent
+    MV_SHOP4 = 3 << 20       # | SHOP_CARPET / SHOP_SALT / SHOP_NOTHING
+    MV_KIND = 0xF << 20
+
+    SHOP_CARPET = 0
+    SHOP_SALT = 1
+    SHOP_NOTHING = 2
+
+    ST_RESOLVE = 0
+    ST_MOVE = 1
+    ST_NEXT = 2
+
+    ASIDE_LOC = 5            # knowledge: bit for the face-down set-aside cards
+    LOG_MAX = 12
+
+    EV_PLAYED = 1            # information events (type << 56 | payload)
+    EV_GIFT = 2
+    EV_HAND = 3
+    EV_CHOICE = 4
+    EV_MOVE = 5
+    EV_CARPET = 6
+    EV_TEAPOT = 7
+    EV_UP = 8
+
+cdef inline int choice_move(uint32_t play, uint32_t give) noexcept nogil:
+    """The CHOOSE move playing the card(s) in `play` and giving those in `give`."""
+    cdef int a = lowest_bit(play), b = NONE, c = lowest_bit(give), d = NONE
+    play &= play - 1
+    give &= give - 1
+    if play:
+        b = lowest_bit(play)
+    if give:
+        d = lowest_bit(give)
+    return MV_CHOOSE | (a << 15) | (b << 10) | (c << 5) | d
+
+cdef struct ActLog:
+    # one camel activation, for printing a game: who moved which camel where, and what it earned
+    int camel, player, card, boost, start, end, rejected, reward_kind, reward_value
+
+cdef struct KState:
+    int n, duel, per_turn
+    int phase, actor                 # actor: choosing seat, or deciding player
+    uint32_t hand[5]
+    uint32_t sel_play[5]             # chosen this turn, face down
+    uint32_t sel_give[5]
+    uint32_t played[5]               # revealed this turn
+    uint32_t discard                 # face-up discards (public)
+    uint32_t aside_down              # set-aside cards, face down (hidden from everyone)
+    uint32_t aside_up                # duel mode: set-aside cards shown face up
+    int camel_pos[5]
+    int camel_teapot[5]              # value of the teapot on the camel's back, 0 if none
+    signed char teapots[22]          # face-down pile, top = teapots[n_teapots - 1]
+    int n_teapots
+    signed char carpets[15]          # face-down pile of carpet ids, top = last
+    int n_carpets
+    int n_salt                       # salt bags left; the top one is SALT_VALUES[N_SALT - n_salt]
+    int gems[5]
+    int gem_supply
+    int teapot_count[5]
+    int teapot_points[5]
+    uint32_t carpets_held[5]         # drawn, face up, not yet delivered (bit per carpet id)
+    uint32_t carpets_scored[5]       # delivered at an outpost
+    int salt_points[5]
+    int salt_best[5]
+    int act_camel, act_stage, act_player, act_card, act_boost
+    int end_triggered
+    int turn, deal_round
+    bint tracking
+    Rng chance
+    InfoHash ih
+    unsigned char where[5][25]       # where[o][c]: where observer o knows card c may be
+    ActLog log[LOG_MAX]
+    int n_log
+
+
+@cython.final
+cdef class Khiva(GameCore):
+    """A Khiva position. `Khiva(players=3, seed=0)` deals a new game (2 players: duel mode)."""
+    cdef KState s
+
+    def __init__(self, int players=3, seed=0):
+        if players < 2 or players > 5:
+            raise ValueError(f"Khiva is played by 2 to 5 players, not {players}")
+        if not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+        self.n_players = players
+        self.seed = seed & 0xFFFFFFFFFFFFFFFF
+        self.setup(players, self.seed)
+
+    # ============================================================ set-up
+    cdef void setup(self, int n, uint64_t seed) noexcept:
+        cdef KState* s = &self.s
+        cdef int i
+        memset(s, 0, sizeof(KState))
+        s.n = n
+        s.duel = n == 2
+        s.per_turn = 2 if s.duel else 1
+        s.tracking = True
+        rng_seed(&s.chance, seed)
+        ih_reset(&s.ih, <uint64_t>n)
+        s.gem_supply = GEM_SUPPLY
+        s.n_salt = N_SALT
+        for i in range(N_TEAPOTS):
+            s.teapots[i] = TEAPOT_VALUES[i]
+        s.n_teapots = N_TEAPOTS
+        shuffle_bytes(&s.chance, s.teapots, N_TEAPOTS)
+        for i in range(N_CARPETS):
+            s.carpets[i] = i
+        s.n_carpets = N_CARPETS
+        shuffle_bytes(&s.chance, s.carpets, N_CARPETS)
+        for i in range(N_COLOURS):          # every camel in Khiva with a teapot on its back
+            s.camel_pos[i] = KHIVA
+            s.camel_teapot[i] = self.draw_teapot()
+        self.deal((1u << N_CARDS) - 1, DUEL_HAND_START if s.duel else HAND_START, True)
+        s.phase = PH_CHOOSE
+        s.actor = 0
+
+    cdef int draw_teapot(self) noexcept:
+        cdef KState* s = &self.s
+        if s.n_teapots == 0:
+            return 0                          # Interpretation: the camel goes out empty
+        s.n_teapots -= 1
+        cdef int v = s.teapots[s.n_teapots]
+        if s.tracking:
+            ih_public(&s.ih, (<uint64_t>EV_TEAPOT << 56) | <uint64_t>v)
+        if s.n_teapots == 0:
+            s.end_triggered = 1
+        return v
+
+    cdef void deal(self, uint32_t pool, int per_player, bint first) noexcept:
+        """Deal per_player cards to every hand from pool; the rest is set aside (duel: 4 up)."""
+        cdef KState* s = &self.s
+        cdef int p
+        cdef uint32_t got
+        cdef uint32_t before_pool = pool
+        for p in range(s.n):
+            got = <uint32_t>random_subset(&s.chance, pool, per_player)
+            s.hand[p] |= got
+            pool &= ~got
+        s.aside_up = 0
+        if s.duel:
+            s.aside_up = <uint32_t>random_subset(&s.chance, pool, DUEL_ASIDE_UP)
+            pool &= ~s.aside_up
+        s.aside_down = pool
+        s.discard = 0
+        s.deal_round += 1
+        if s.tracking:
+            for p in range(s.n):
+                ih_private(&s.ih, 1u << p, (<uint64_t>EV_HAND << 56) | s.hand[p])
+            if s.duel:
+                ih_public(&s.ih, (<uint64_t>EV_UP << 56) | s.aside_up)
+            self.learn_deal(before_pool, first)
+
+    # ============================================================ 1. choice of travel cards
+    cdef int gen_moves(self, int* buf) noexcept:
+        cdef KState* s = &self.s
+        cdef int n = 0, a, b, c, d, k
+        cdef uint32_t h, rest
+        if s.phase == PH_CHOOSE:
+            h = s.hand[s.actor]
+            if not s.duel:
+                for a in range(N_CARDS):
+                    if not (h >> a) & 1:
+                        continue
+                    for c in range(N_CARDS):
+                        if c != a and (h >> c) & 1:
+                            buf[n] = MV_CHOOSE | (a << 15) | (NONE << 10) | (c << 5) | NONE
+                            n += 1
+                return n
+            for a in range(N_CARDS):
+                if not (h >> a) & 1:
+                    continue
+                for b in range(a + 1, N_CARDS):
+                    if not (h >> b) & 1:
+                        continue
+                    rest = h & ~((1u << a) | (1u << b))
+                    for c in range(N_CARDS):
+                        if not (rest >> c) & 1:
+                            continue
+                        for d in range(c + 1, N_CARDS):
+                            if (rest >> d) & 1:
+                                buf[n] = MV_CHOOSE | (a << 15) | (b << 10) | (c << 5) | d
+                                n += 1
+            return n
+        if s.phase == PH_BOOST:
+            k = self.max_boost()
+            for a in range(k + 1):
+                buf[a] = MV_BOOST | a
+            return k + 1
+        if s.phase == PH_SHOP4:
+            if s.n_carpets > 0:
+                buf[n] = MV_SHOP4 | SHOP_CARPET
+                n += 1
+            if self.can_buy_salt(s.act_player):
+                buf[n] = MV_SHOP4 | SHOP_SALT
+                n += 1
+            if s.n_carpets == 0:
+                buf[n] = MV_SHOP4 | SHOP_NOTHING
+                n += 1
+            return n
+        return 0
+
+    cdef int random_move(self, Rng* rng) noexcept:
+        """A uniformly random legal move without listing them all (playouts)."""
+        cdef KState* s = &self.s
+        cdef uint32_t h, play, give
+        cdef int buf[4]
+        cdef int n
+        if s.phase != PH_CHOOSE:
+            n = self.gen_moves(buf)
+            return buf[rng_below(rng, n)]
+        h = s.hand[s.actor]
+        play = <uint32_t>random_subset(rng, h, s.per_turn)
+        give = <uint32_t>random_subset(rng, h & ~play, s.per_turn)
+        return choice_move(play, give)
+
+    cdef int current(self) noexcept:
+        return -1 if self.s.phase == PH_OVER else self.s.actor
+
+    cdef void do_move(self, int move) noexcept:
+        cdef KState* s = &self.s
+        cdef int kind = move & MV_KIND
+        if kind == MV_CHOOSE:
+            self.choose(move)
+        elif kind == MV_BOOST:
+            if s.tracking:
+                ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | <uint32_t>move)
+            s.act_boost = move & 0xFF
+            s.gems[s.act_player] -= s.act_boost
+            s.gem_supply += s.act_boost
+            s.phase = PH_ACTIVATE
+            self.activate_camels()
+        elif kind == MV_SHOP4:
+            if s.tracking:
+                ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | <uint32_t>move)
+            self.shop4(s.act_player, move & 0xFF)
+            s.act_stage = ST_NEXT
+            s.phase = PH_ACTIVATE
+            self.activate_camels()
+
+    cdef void choose(self, int move) noexcept:
+        """The seat to move puts its card(s) face down and picks the card(s) for its left."""
+        cdef KState* s = &self.s
+        cdef int p = s.actor
+        cdef uint32_t play = 0, give = 0
+        cdef int f
+        f = (move >> 15) & 31
+        play |= 1u << f
+        f = (move >> 10) & 31
+        if f != NONE:
+            play |= 1u << f
+        f = (move >> 5) & 31
+        give |= 1u << f
+        f = move & 31
+        if f != NONE:
+            give |= 1u << f
+        s.sel_play[p] = play
+        s.sel_give[p] = give
+        s.hand[p] &= ~(play | give)
+        if s.tracking:
+            ih_private(&s.ih, 1u << p, (<uint64_t>EV_CHOICE << 56) | <uint32_t>move)
+        s.actor += 1
+        if s.actor == s.n:
+            self.reveal()
+
+    cdef void reveal(self) noexcept:
+        """Everyone reveals the played card(s); the given card(s) reach the left neighbour."""
+        cdef KState* s = &self.s
+        cdef int p, left
+        if s.tracking:
+            self.learn_gifts()
+        for p in range(s.n):
+            left = (p + 1) % s.n
+            s.played[p] = s.sel_play[p]
+            s.discard |= s.sel_play[p]
+            s.hand[left] |= s.sel_give[p]
+            if s.tracking:
+                ih_public(&s.ih, (<uint64_t>EV_PLAYED << 56) | (<uint64_t>p << 32) | s.sel_play[p])
+                ih_private(&s.ih, (1u << p) | (1u << left),
+                           (<uint64_t>EV_GIFT << 56) | (<uint64_t>p << 32) | s.sel_give[p])
+        for p in range(s.n):
+            s.sel_play[p] = 0
+            s.sel_give[p] = 0
+        s.n_log = 0
+        s.act_camel = 0
+        s.act_stage = ST_RESOLVE
+        s.phase = PH_ACTIVATE
+        self.activate_camels()
+
+    # ============================================================ 2. camel activation
+    cdef void activate_camels(self) noexcept:
+        """Activate the camels in order from act_camel on; stop when a player must decide."""
+        cdef KState* s = &self.s
+        while s.act_camel < N_COLOURS:
+            if s.act_stage == ST_RESOLVE:
+                if not self.resolve_requests(s.act_camel):
+                    s.act_camel += 1
+                    continue
+                s.act_stage = ST_MOVE
+                s.act_boost = 0
+                if self.max_boost() > 0:
+                    s.phase = PH_BOOST
+                    s.actor = s.act_player
+                    return
+            if s.act_stage == ST_MOVE:
+                s.act_stage = ST_NEXT
+                if self.move_camel(s.act_camel, s.act_player, card_value(s.act_card) + s.act_boost):
+                    s.phase = PH_SHOP4
+                    s.actor = s.act_player
+                    return
+            s.act_camel += 1
+            s.act_stage = ST_RESOLVE
+        self.end_of_turn()
+
+    cdef bint resolve_requests(self, int camel) noexcept:
+        """The lowest request of the camel's colour is granted; every other one earns a gem.
+
+        Card values are unique within a colour, so there is never a tie. Returns whether
+        someone moves the camel (then act_player / act_card hold the granted request).
+        """
+        cdef KState* s = &self.s
+        cdef uint32_t colour = 31u << (camel * 5)
+        cdef uint32_t requests = 0
+        cdef int p, card, winner = -1, rejected = 0
+        for p in range(s.n):
+            requests |= s.played[p] & colour
+        if requests == 0:
+            return False
+        card = lowest_bit(requests)           # the lowest value of this colour
+        for p in range(s.n):
+            if (s.played[p] >> card) & 1:
+                winner = p
+            if s.played[p] & colour & ~(1u << card):
+                self.give_gems(p, popcount(s.played[p] & colour & ~(1u << card)))
+                rejected |= 1 << p
+        s.act_player = winner
+        s.act_card = card
+        if s.tracking and s.n_log < LOG_MAX:
+            s.log[s.n_log].camel = camel
+            s.log[s.n_log].player = winner
+            s.log[s.n_log].card = card
+            s.log[s.n_log].rejected = rejected
+            s.log[s.n_log].start = s.camel_pos[camel]
+            s.log[s.n_log].reward_kind = 0
+            s.n_log += 1
+        return True
+
+    cdef int max_boost(self) noexcept:
+        cdef KState* s = &self.s
+        cdef int icons = GEM_ICONS[card_value(s.act_card)]
+        return icons if s.gems[s.act_player] >= icons else s.gems[s.act_player]
+
+    cdef void give_gems(self, int p, int k) noexcept:
+        # Interpretation: the 30 gems are the whole supply; an empty supply pays nothing.
+        cdef KState* s = &self.s
+        if k > s.gem_supply:
+            k = s.gem_supply
+        s.gems[p] += k
+        s.gem_supply -= k
+
+    cdef bint move_camel(self, int camel, int player, int steps) noexcept:
+        """Move `camel` `steps` empty spaces towards `player`'s outpost and trigger the space.
+
+        Occupied spaces are leaped (Khiva is occupied while any other camel rests there);
+        the camel stops at the outpost with movement left. Returns True when the player must
+        choose at shop 4.
+        """
+        cdef KState* s = &self.s
+        cdef int pos = s.camel_pos[camel]
+        cdef int outpost = path_pos(player, PATH_LEN)
+        cdef uint32_t occupied = 0
+        cdef int c
+        for c in range(N_COLOURS):
+            if c != camel:
+                occupied |= 1u << s.camel_pos[c]
+        while steps > 0:
+            pos = step_toward(pos, player)
+            if pos == outpost:
+                break
+            if not (occupied >> pos) & 1:
+                steps -= 1
+        s.camel_pos[camel] = pos
+        if s.tracking and s.n_log > 0:
+            s.log[s.n_log - 1].boost = s.act_boost
+            s.log[s.n_log - 1].end = pos
+        if pos == KHIVA:
+            return False                    # an empty Khiva space: nothing happens
+        if pos == outpost:
+            self.outpost(camel, player)
+            return False
+        return self.shop(pos_space(pos), player)
+
+    # ------------------------------------------------------------ shops and outposts
+    cdef bint shop(self, int space, int player) noexcept:
+        """The mover gets the shop's reward, whoever's path it is on."""
+        cdef KState* s = &self.s
+        if space == 1:
+            self.give_gems(player, 1)
+            self.note_reward(1, 1)
+        elif space == 2:
+            self.take_carpet(player)
+        elif space == 3:
+            self.give_gems(player, 2)
+            self.note_reward(1, 2)
+        elif space == 4:
+            # pay 3 gems for the top salt bag, or take the top carpet: a choice only when
+            # both are possible, or when only salt is (then buying is optional)
+            if self.can_buy_salt(player):
+                return True
+            if s.n_carpets > 0:
+                self.take_carpet(player)
+        return False
+
+    cdef bint can_buy_salt(self, int player) noexcept:
+        return self.s.n_salt > 0 and self.s.gems[player] >= SALT_PRICE
+
+    cdef void shop4(self, int player, int option) noexcept:
+        cdef KState* s = &self.s
+        cdef int value
+        if option == SHOP_CARPET:
+            self.take_carpet(player)
+        elif option == SHOP_SALT:
+            value = SALT_VALUES[N_SALT - s.n_salt]
+            s.n_salt -= 1
+            s.gems[player] -= SALT_PRICE
+            s.gem_supply += SALT_PRICE
+            s.salt_points[player] += value
+            if value > s.salt_best[player]:
+                s.salt_best[player] = value
+            if s.n_salt == 0:
+                s.end_triggered = 1
+            self.note_reward(3, value)
+
+    cdef void take_carpet(self, int player) noexcept:
+        cdef KState* s = &self.s
+        if s.n_carpets == 0:
+            return
+        s.n_carpets -= 1
+        cdef int carpet = s.carpets[s.n_carpets]
+        s.carpets_held[player] |= 1u << carpet
+        if s.tracking:
+            ih_public(&s.ih, (<uint64_t>EV_CARPET << 56) | <uint64_t>carpet)
+        if s.n_carpets == 0:
+            s.end_triggered = 1
+        self.note_reward(2, carpet)
+
+    cdef void outpost(self, int camel, int player) noexcept:
+        """Teapot to the player, matching carpets delivered, camel home with a new teapot."""
+        cdef KState* s = &self.s
+        cdef int v = s.camel_teapot[camel]
+        cdef uint32_t colour_mask = 7u << (camel * 3)
+        if v > 0:
+            s.teapot_count[player] += 1
+            s.teapot_points[player] += v
+        s.carpets_scored[player] |= s.carpets_held[player] & colour_mask
+        s.carpets_held[player] &= ~colour_mask
+        self.note_reward(4, v)
+        s.camel_pos[camel] = KHIVA
+        s.camel_teapot[camel] = self.draw_teapot()
+
+    cdef void note_reward(self, int kind, int value) noexcept:
+        cdef KState* s = &self.s
+        if s.tracking and s.n_log > 0:
+            s.log[s.n_log - 1].reward_kind = kind
+            s.log[s.n_log - 1].reward_value = value
+
+    # ============================================================ end of a turn
+    cdef void end_of_turn(self) noexcept:
+        """Discard the played cards; end the game, or redeal when hands are down to 1 (duel 2)."""
+        cdef KState* s = &self.s
+        cdef int p
+        for p in range(s.n):
+            s.played[p] = 0
+        s.turn += 1
+        if s.end_triggered:
+            s.phase = PH_OVER
+            s.actor = -1
+            return
+        if popcount(s.hand[0]) == (DUEL_HAND_KEEP if s.duel else HAND_KEEP):
+            # discards and set-aside cards are shuffled; everyone's hand is refilled
+            self.deal(s.discard | s.aside_down | s.aside_up,
+                      DUEL_REFILL if s.duel else HAND_START - HAND_KEEP, False)
+        s.phase = PH_CHOOSE
+        s.actor = 0
+
+    # ============================================================ scoring
+    cdef int score(self, int p) noexcept:
+        cdef KState* s = &self.s
+        cdef int total = s.teapot_points[p] + s.salt_points[p] + s.gems[p]
+        cdef uint32_t m = s.carpets_scored[p]
+        while m:
+            total += carpet_value(lowest_bit(m))
+            m &= m - 1
+        return total                        # undelivered carpets score nothing
+
+    cdef long long rank_key(self, int p) noexcept:
+        """Score, then most teapot tokens, then the highest salt bag."""
+        return (<long long>self.score(p) * 100 + self.s.teapot_count[p]) * 100 + self.s.salt_best[p]
+
+    cdef void get_rewards(self, double* out) noexcept:
+        cdef int p, winners = 0
+        cdef long long best = -1, k
+        for p in range(self.s.n):
+            k = self.rank_key(p)
+            if k > best:
+                best = k
+                winners = 1
+            elif k == best:
+                winners += 1
+        for p in range(self.s.n):
+            out[p] = 1.0 / winners if self.rank_key(p) == best else 0.0
+
+    # ============================================================ copying
+    cdef void copy_to(self, GameCore dst) noexcept:
+        (<Khiva>dst).s = self.s
+        dst.n_players = self.n_players
+        dst.seed = self.seed
+
+    cdef void set_tracking(self, bint on) noexcept:
+        self.s.tracking = on
+
+    # ============================================================ information
+    cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
+        return ih_key(&self.s.ih, player, observer, mode)
+
+    cdef unsigned char all_places(self, int observer) noexcept:
+        """Every place a card unknown to `observer` could be: other hands and the face-down aside."""
+        return <unsigned char>(((1 << self.s.n) - 1) & ~(1 << observer) | (1 << ASIDE_LOC))
+
+    cdef void learn_deal(self, uint32_t pool, bint first) noexcept:
+        """After a deal: a card that was reshuffled (or might have been) could now be anywhere."""
+        cdef KState* s = &self.s
+        cdef int o, c
+        for o in range(s.n):
+            for c in range(N_CARDS):
+                if first or (pool >> c) & 1 or s.where[o][c] & (1 << ASIDE_LOC):
+                    s.where[o][c] = self.all_places(o)
+
+    cdef void learn_gifts(self) noexcept:
+        """At the reveal each hidden gift moves a card one seat left.
+
+        Observer o knows exactly the card it gave; of a gift between two others it only knows
+        that any card possibly held by the giver may now be held by the receiver.
+        """
+        cdef KState* s = &self.s
+        cdef int o, q, c, left
+        cdef unsigned char old[25]
+        for o in range(s.n):
+            for c in range(N_CARDS):
+                old[c] = s.where[o][c]
+            for q in range(s.n):
+                left = (q + 1) % s.n
+                if q == o:
+                    for c in range(N_CARDS):
+                        if (s.sel_give[o] >> c) & 1:
+                            s.where[o][c] = <unsigned char>(1 << left)
+                elif left != o:
+                    for c in range(N_CARDS):
+                        if old[c] & (1 << q):
+                            s.where[o][c] |= <unsigned char>(1 << left)
+
+    cdef uint32_t holdings(self, int q) noexcept:
+        return self.s.hand[q] | self.s.sel_play[q] | self.s.sel_give[q]
+
+    cdef void resample(self, int o, Rng* rng) noexcept:
+        """Redraw every card, pile order and future chance `o` cannot see.
+
+        The unknown cards are dealt to the other players' holdings and the face-down aside
+        uniformly among the assignments that respect o's knowledge (where[o]): the constrained
+        cards get their places by rejection sampling, the free cards fill the rest at random.
+        A player who already chose this turn gets a random split of its sampled holdings.
+        """
+        cdef KState* s = &self.s
+        cdef int q, c, i, j, t, tries
+        cdef int cap[6]
+        cdef int slot_place[25]
+        cdef int perm[25]
+        cdef int cons[25]
+        cdef int free_cards[25]
+        cdef int n_cons = 0, n_free = 0, n_slots = 0
+        cdef unsigned char places = 0
+        cdef uint32_t unknown = ((1u << N_CARDS) - 1) & ~(self.holdings(o) | s.discard | s.aside_up)
+        cdef uint32_t new_hold[6]
+        cdef uint64_t digest[5]
+        cdef bint ok
+        for q in range(6):
+            cap[q] = 0
+            new_hold[q] = 0
+        for q in range(s.n):
+            if q != o:
+                cap[q] = popcount(self.holdings(q))
+        cap[ASIDE_LOC] = popcount(s.aside_down)
+        for q in range(6):
+            for i in range(cap[q]):
+                slot_place[n_slots] = q
+                n_slots += 1
+            if cap[q] > 0:
+                places |= <unsigned char>(1 << q)
+        for c in range(N_CARDS):
+            if (unknown >> c) & 1:
+                if (s.where[o][c] & places) != places:
+                    cons[n_cons] = c
+                    n_cons += 1
+                else:
+                    free_cards[n_free] = c
+                    n_free += 1
+        # constrained cards: uniform injective placement, rejected until every card may be there
+        ok = False
+        for tries in range(10000):
+            for i in range(n_slots):
+                perm[i] = i
+            ok = True
+            for i in range(n_cons):
+                j = i + rng_below(rng, n_slots - i)
+                t = perm[i]
+                perm[i] = perm[j]
+                perm[j] = t
+                if not (s.where[o][cons[i]] >> slot_place[perm[i]]) & 1:
+                    ok = False
+                    break
+            if ok:
+                break
+        if not ok:
+            self.place_greedily(o, cons, n_cons, slot_place, n_slots, perm)
+        for i in range(n_cons):
+            new_hold[slot_place[perm[i]]] |= 1u << cons[i]
+        for i in range(n_free - 1, 0, -1):
+            j = rng_below(rng, i + 1)
+            t = free_cards[i]
+            free_cards[i] = free_cards[j]
+            free_cards[j] = t
+        for i in range(n_free):
+            new_hold[slot_place[perm[n_cons + i]]] |= 1u << free_cards[i]
+        for q in range(s.n):
+            if q == o:
+                continue
+            if s.sel_play[q]:                 # q has chosen this turn: a random split
+                s.sel_play[q] = <uint32_t>random_subset(rng, new_hold[q], s.per_turn)
+                s.sel_give[q] = <uint32_t>random_subset(rng, new_hold[q] & ~s.sel_play[q], s.per_turn)
+                s.hand[q] = new_hold[q] & ~(s.sel_play[q] | s.sel_give[q])
+            else:
+                s.hand[q] = new_hold[q]
+            for c in range(N_CARDS):          # Interpretation: others' knowledge is not modelled
+                s.where[q][c] = self.all_places(q)
+            digest[q] = mix64(s.hand[q] ^ mix64(s.sel_play[q] ^ mix64(<uint64_t>s.sel_give[q] + 1)))
+        s.aside_down = new_hold[ASIDE_LOC]
+        # face-down piles: nobody knows their order
+        sort_bytes(s.teapots, s.n_teapots)
+        shuffle_bytes(rng, s.teapots, s.n_teapots)
+        sort_bytes(s.carpets, s.n_carpets)
+        shuffle_bytes(rng, s.carpets, s.n_carpets)
+        rng_seed(&s.chance, rng_next(rng))    # future deals are unknown too
+        ih_resample(&s.ih, o, s.n, digest)
+
+    cdef void place_greedily(self, int o, int* cons, int n_cons, int* slot_place, int n_slots,
+                             int* perm) noexcept:
+        """Fallback (never expected): a valid placement by backtracking, most constrained first."""
+        cdef bint used[25]
+        cdef int i
+        for i in range(n_slots):
+            used[i] = False
+        self.backtrack(o, cons, n_cons, slot_place, n_slots, perm, used, 0)
+        # free slots after the constrained ones
+        cdef int k = n_cons
+        for i in range(n_slots):
+            if not used[i]:
+                perm[k] = i
+                k += 1
+
+    cdef bint backtrack(self, int o, int* cons, int n_cons, int* slot_place, int n_slots,
+                        int* perm, bint* used, int i) noexcept:
+        if i == n_cons:
+            return True
+        cdef int j
+        for j in range(n_slots):
+            if not used[j] and (self.s.where[o][cons[i]] >> slot_place[j]) & 1:
+                used[j] = True
+                perm[i] = j
+                if self.backtrack(o, cons, n_cons, slot_place, n_slots, perm, used, i + 1):
+                    return True
+                used[j] = False
+        return False
+
+    # ============================================================ Python API
+    @property
+    def duel(self) -> bool:
+        return bool(self.s.duel)
+
+    @property
+    def phase(self) -> str:
+        return ("choose", "boost", "shop4", "over", "activate")[self.s.phase]
+
+    @property
+    def turn(self) -> int:
+        return self.s.turn
+
+    def scores(self) -> list:
+        """Current points of every player (teapots + salt + delivered carpets + gems)."""
+        return [self.score(p) for p in range(self.s.n)]
+
+    def ranking(self) -> list:
+        """Final places (1 = first), after both tie-breaks; fully tied players share a place."""
+        keys = [self.rank_key(p) for p in range(self.s.n)]
+        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
+
+    def tiebreaks(self, int p) -> tuple:
+        """(score, teapot tokens, highest salt bag) of player p: the ranking key."""
+        return (self.score(p), self.s.teapot_count[p], self.s.salt_best[p])
+
+    def move_to_text(self, int move) -> str:
+        kind = move & MV_KIND
+        if kind == MV_CHOOSE:
+            play = [f for f in ((move >> 15) & 31, (move >> 10) & 31) if f != NONE]
+            give = [f for f in ((move >> 5) & 31, move & 31) if f != NONE]
+            return "play-" + "-".join(card_text(c) for c in play) + "-give-" + \
+                "-".join(card_text(c) for c in give)
+        if kind == MV_BOOST:
+            return f"boost-{move & 0xFF}"
+        if kind == MV_SHOP4:
+            return ("carpet", "salt", "nothing")[move & 0xFF]
+        return f"?{move}"
+
+    def last_activations(self) -> list:
+        """The camel activations of the current (or just finished) turn, for printing a game."""
+        out = []
+        for i in range(self.s.n_log):
+            L = self.s.log[i]
+            out.append({
+                "camel": COLOUR_NAMES[L.camel], "player": L.player, "card": card_text(L.card),
+                "boost": L.boost, "from": pos_text(L.start), "to": pos_text(L.end),
+                "rejected": [p for p in range(self.s.n) if L.rejected >> p & 1],
+                "reward": reward_text(L.reward_kind, L.reward_value),
+            })
+        return out
+
+    def to_json(self, view=None) -> dict:
+        """The full state, or (view = a player) what that player knows: hidden parts left out."""
+        cdef KState* s = &self.s
+        if view is not None:
+            self._check_player(view)
+        full = view is None
+        players = []
+        for p in range(s.n):
+            mine = full or p == view
+            d = {
+                "gems": s.gems[p],
+                "teapots": s.teapot_count[p], "teapot_points": s.teapot_points[p],
+                "salt_points": s.salt_points[p], "salt_best": s.salt_best[p],
+                "carpets_held": carpets_list(s.carpets_held[p]),
+                "carpets_delivered": carpets_list(s.carpets_scored[p]),
+                "hand_size": popcount(s.hand[p]),
+                "has_chosen": bool(s.sel_play[p]),
+                "played": cards_list(s.played[p]),
+                "score": self.score(p),
+            }
+            if mine:
+                d["hand"] = cards_list(s.hand[p])
+                d["chosen_play"] = cards_list(s.sel_play[p])
+                d["chosen_give"] = cards_list(s.sel_give[p])
+            players.append(d)
+        out = {
+            "game": "khiva", "players": s.n, "duel": bool(s.duel), "seed": self.seed,
+            "turn": s.turn, "deal": s.deal_round, "phase": self.phase,
+            "to_move": self.current(),
+            "camels": [{"colour": COLOUR_NAMES[c], "at": pos_text(s.camel_pos[c]),
+                        "teapot": s.camel_teapot[c]} for c in range(N_COLOURS)],
+            "discard": cards_list(s.discard), "aside_up": cards_list(s.aside_up),
+            "aside_down_count": popcount(s.aside_down),
+            "teapot_pile_count": s.n_teapots, "carpet_pile_count": s.n_carpets,
+            "salt_pile": list(PY_SALT[N_SALT - s.n_salt:]),
+            "gem_supply": s.gem_supply, "end_triggered": bool(s.end_triggered),
+            "player_state": players,
+        }
+        if s.phase in (PH_BOOST, PH_SHOP4):
+            out["pending"] = {"player": s.act_player, "card": card_text(s.act_card),
+                              "camel": COLOUR_NAMES[s.act_camel]}
+        if full:
+            out["aside_down"] = cards_list(s.aside_down)
+            out["teapot_pile"] = [int(s.teapots[i]) for i in range(s.n_teapots)]
+            out["carpet_pile"] = [carpet_text(s.carpets[i]) for i in range(s.n_carpets)]
+        else:
+            # what the viewer learned: the places each card it cannot see may be in
+            known = {}
+            places = self.all_places(view)
+            for c in range(N_CARDS):
+                if (self.holdings(view) | s.discard | s.aside_up) >> c & 1:
+                    continue
+                w = s.where[view][c]
+                if w & places != places:
+                    known[card_text(c)] = [("aside" if q == ASIDE_LOC else q)
+                                           for q in range(6) if w >> q & 1 and (q == ASIDE_LOC or q < s.n)]
+            out["view"] = view
+            out["card_whereabouts"] = known
+        return out
+
+    def render(self, viewer=None) -> str:
+        """The position as text (everything, or as `viewer` sees it)."""
+        d = self.to_json(viewer)
+        lines = [f"Khiva, {d['players']} players{' (duel)' if d['duel'] else ''}, turn {d['turn']}, "
+                 f"phase {d['phase']}, to move: {d['to_move']}"]
+        lines.append("camels: " + ", ".join(f"{c['colour']}@{c['at']}(teapot {c['teapot']})"
+                                             for c in d["camels"]))
+        lines.append(f"piles: teapots {d['teapot_pile_count']}, carpets {d['carpet_pile_count']}, "
+                     f"salt {d['salt_pile']}; gems in supply {d['gem_supply']}")
+        for p, ps in enumerate(d["player_state"]):
+            hand = " ".join(ps["hand"]) if "hand" in ps else f"{ps['hand_size']} cards"
+            lines.append(f"  P{p}: score {ps['score']:3d}  gems {ps['gems']:2d}  teapots {ps['teapots']}"
+                         f" ({ps['teapot_points']})  salt {ps['salt_points']}  carpets "
+                         f"{' '.join(ps['carpets_held']) or '-'} / delivered "
+                         f"{' '.join(ps['carpets_delivered']) or '-'}  hand: {hand}")
+        return "\n".join(lines)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Khiva":
+        """Rebuild a full state written by to_json(); ValueError if it is malformed or impossible."""
+        return khiva_from_json(cls, d)
+
+    cdef void load(self, dict d) except *:
+        cdef KState* s = &self.s
+        n = d["players"]
+        self.setup(n, <uint64_t>d.get("seed", 0))
+        s.turn = d["turn"]
+        s.deal_round = d["deal"]
+        s.phase = ("choose", "boost", "shop4", "over").index(d["phase"])
+        s.actor = d["to_move"] if s.phase != PH_OVER else -1
+        for c, cam in enumerate(d["camels"]):
+            s.camel_pos[c] = parse_pos(cam["at"], n)
+            s.camel_teapot[c] = cam["teapot"]
+        s.discard = cards_mask(d["discard"])
+        s.aside_up = cards_mask(d["aside_up"])
+        s.aside_down = cards_mask(d["aside_down"])
+        s.n_teapots = len(d["teapot_pile"])
+        for i, v in enumerate(d["teapot_pile"]):
+            s.teapots[i] = v
+        s.n_carpets = len(d["carpet_pile"])
+        for i, t in enumerate(d["carpet_pile"]):
+            s.carpets[i] = parse_carpet(t)
+        s.n_salt = len(d["salt_pile"])
+        s.gem_supply = d["gem_supply"]
+        s.end_triggered = d["end_triggered"]
+        for p, ps in enumerate(d["player_state"]):
+            s.hand[p] = cards_mask(ps["hand"])
+            s.sel_play[p] = cards_mask(ps["chosen_play"])
+            s.sel_give[p] = cards_mask(ps["chosen_give"])
+            s.gems[p] = ps["gems"]
+            s.teapot_count[p] = ps["teapots"]
+            s.teapot_points[p] = ps["teapot_points"]
+            s.salt_points[p] = ps["salt_points"]
+            s.salt_best[p] = ps["salt_best"]
+            s.carpets_held[p] = carpets_mask(ps["carpets_held"])
+            s.carpets_scored[p] = carpets_mask(ps["carpets_delivered"])
+            s.played[p] = cards_mask(ps.get("played", []))
+        if "pending" in d:
+            s.act_player = d["pending"]["player"]
+            s.act_card = parse_card(d["pending"]["card"])
+            s.act_camel = COLOUR_NAMES.index(d["pending"]["camel"])
+            s.act_stage = ST_MOVE if s.phase == PH_BOOST else ST_NEXT
+        # Knowledge is not part of a full state: every player starts knowing only its hand.
+        self.learn_deal((1u << N_CARDS) - 1, True)
+
+    def check_invariants(self) -> None:
+        """Raise AssertionError if any component is lost, duplicated or negative."""
+        cdef KState* s = &self.s
+        seen = 0
+        total = 0
+        masks = [s.discard, s.aside_down, s.aside_up]
+        for p in range(s.n):
+            masks += [s.hand[p], s.sel_play[p], s.sel_give[p]]
+        for m in masks:
+            assert seen & m == 0, "a travel card is in two places"
+            seen |= m
+            total += popcount(m)
+        assert seen == (1 << N_CARDS) - 1 and total == N_CARDS, "travel cards lost"
+        teapots = sorted([int(s.teapots[i]) for i in range(s.n_teapots)] +
+                         [s.camel_teapot[c] for c in range(5) if s.camel_teapot[c]])
+        delivered = sum(s.teapot_count[p] for p in range(s.n))
+        assert len(teapots) + delivered == N_TEAPOTS, "teapot count"
+        assert sum(teapots) + sum(s.teapot_points[p] for p in range(s.n)) == sum(PY_TEAPOTS), \
+            "teapot values"
+        cm = 0
+        for i in range(s.n_carpets):
+            cm |= 1 << s.carpets[i]
+        for p in range(s.n):
+            assert cm & (s.carpets_held[p] | s.carpets_scored[p]) == 0, "carpet twice"
+            assert s.carpets_held[p] & s.carpets_scored[p] == 0, "carpet twice"
+            cm |= s.carpets_held[p] | s.carpets_scored[p]
+        assert cm == (1 << N_CARPETS) - 1, "carpets lost"
+        assert sum(s.salt_points[p] for p in range(s.n)) == sum(PY_SALT[:N_SALT - s.n_salt]), "salt"
+        assert all(s.gems[p] >= 0 for p in range(s.n)) and s.gem_supply >= 0, "negative gems"
+        assert sum(s.gems[p] for p in range(s.n)) + s.gem_supply == GEM_SUPPLY, "gems lost"
+        positions = [s.camel_pos[c] for c in range(5) if s.camel_pos[c] != KHIVA]
+        assert len(positions) == len(set(positions)), "two camels on one path space"
+        assert all(pos_space(p) != PATH_LEN for p in positions), "a camel left at an outpost"
+
+
+# ---------------------------------------------------------------- notation helpers
+def card_text(int card) -> str:
+    """W4 = the white 4 (colours W B G P K = white, blue, green, pink, black)."""
+    return f"{COLOUR_LETTERS[card // 5]}{card % 5 + 1}"
+
+def parse_card(str t) -> int:
+    t = t.strip().upper()
+    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "12345":
+        raise ValueError(f"bad card {t!r}: expected a colour letter (WBGPK) and a value 1-5")
+    return COLOUR_LETTERS.index(t[0]) * 5 + int(t[1]) - 1
+
+def carpet_text(int carpet) -> str:
+    return f"{COLOUR_LETTERS[carpet // 3]}{carpet % 3 + 3}"
+
+def parse_carpet(str t) -> int:
+    t = t.strip().upper()
+    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "345":
+        raise ValueError(f"bad carpet {t!r}: expected a colour letter (WBGPK) and a value 3-5")
+    return COLOUR_LETTERS.index(t[0]) * 3 + int(t[1]) - 3
+
+def cards_list(uint32_t m) -> list:
+    return [card_text(c) for c in range(N_CARDS) if m >> c & 1]
+
+def carpets_list(uint32_t m) -> list:
+    return [carpet_text(c) for c in range(N_CARPETS) if m >> c & 1]
+
+def cards_mask(list cards) -> int:
+    m = 0
+    for t in cards:
+        c = parse_card(t)
+        if m >> c & 1:
+            raise ValueError(f"card {t} listed twice")
+        m |= 1 << c
+    return m
+
+def carpets_mask(list carpets) -> int:
+    m = 0
+    for t in carpets:
+        c = parse_carpet(t)
+        if m >> c & 1:
+            raise ValueError(f"carpet {t} listed twice")
+        m |= 1 << c
+    return m
+
+def pos_text(int pos) -> str:
+    """'khiva', or 'P<player>.<space>' with spaces 1-4 the shops and 5 the outpost."""
+    if pos == KHIVA:
+        return "khiva"
+    return f"P{pos_path(pos)}.{pos_space(pos)}"
+
+def parse_pos(str t, int n) -> int:
+    if t == "khiva":
+        return KHIVA
+    try:
+        a, b = t[1:].split(".")
+        p, sp = int(a), int(b)
+    except Exception:
+        raise ValueError(f"bad camel position {t!r}")
+    if t[0] != "P" or not 0 <= p < n or not 1 <= sp <= 4:
+        raise ValueError(f"bad camel position {t!r} (P<player>.<shop 1-4> or khiva)")
+    return path_pos(p, sp)
+
+def reward_text(int kind, int value) -> str:
+    if kind == 1:
+        return f"+{value} gem{'s' if value > 1 else ''}"
+    if kind == 2:
+        return f"carpet {carpet_text(value)}"
+    if kind == 3:
+        return f"salt {value}"
+    if kind == 4:
+        return f"teapot {value}" if value else "outpost (no teapot)"
+    return ""
+
+def khiva_from_json(cls, d):
+    try:
+        if d.get("game") != "khiva":
+            raise ValueError("not a Khiva state")
+        st = cls(d["players"], d.get("seed", 0))
+        (<Khiva>st).load(d)
+        st.check_invariants()
+    except (KeyError, TypeError, IndexError, AssertionError) as e:
+        raise ValueError(f"impossible or malformed Khiva state: {e!r}") from None
+    return st
