@@ -438,6 +438,8 @@ cdef class Khiva(GameCore):
             s.log[s.n_log].rejected = rejected
             s.log[s.n_log].start = s.camel_pos[camel]
             s.log[s.n_log].reward_kind = 0
+            s.log[s.n_log].boost = 0
+            s.log[s.n_log].end = -1
             s.n_log += 1
         return True
 
@@ -823,7 +825,8 @@ cdef class Khiva(GameCore):
             L = self.s.log[i]
             out.append({
                 "camel": COLOUR_NAMES[L.camel], "player": L.player, "card": card_text(L.card),
-                "boost": L.boost, "from": pos_text(L.start), "to": pos_text(L.end),
+                "boost": L.boost, "from": pos_text(L.start),
+                "to": pos_text(L.end) if L.end >= 0 else None,
                 "rejected": [p for p in range(self.s.n) if L.rejected >> p & 1],
                 "reward": reward_text(L.reward_kind, L.reward_value),
             })

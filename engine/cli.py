@@ -1,0 +1,154 @@
+"""The `caravan` command line."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional, Sequence
+
+from engine.registry import GAMES, game_info
+from search.agents import AgentSpec, parse_agent, parse_agent_list
+from search.match import agent_seed, play_game
+
+
+class UsageError(Exception):
+    """A mistake in the command line: reported in one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one readable line, exit code 2
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="caravan", description="Game AI for Khiva, Khan of Khans, Taschkent "
+                     "and Kilim.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    m = sub.add_parser("match", help="play one whole game between agents and print it")
+    m.add_argument("game", nargs="?", default="khiva", help=f"one of: {', '.join(GAMES)}")
+    m.add_argument("--players", type=int, default=None, help="number of players")
+    m.add_argument("--agents", default=None,
+                   help="comma-separated agent specs, one per seat, e.g. "
+                        "ismcts:iterations=2000,c=0.7,random,random (default: ismcts, then random)")
+    m.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
+    m.add_argument("--quiet", action="store_true", help="print only the final score table")
+    sub.add_parser("games", help="list the games and their player counts")
+    return parser
+
+
+def resolve_seats(game: str, players: Optional[int], agents_text: Optional[str]) -> List[AgentSpec]:
+    """The agent spec of every seat, checking the player count against the game."""
+    info = game_info(game)
+    if agents_text is None:
+        n = info.default_players if players is None else players
+        info.check_players(n)
+        return [parse_agent("ismcts")] + [parse_agent("random")] * (n - 1)
+    specs = parse_agent_list(agents_text)
+    n = len(specs) if players is None else players
+    info.check_players(n)
+    if len(specs) != n:
+        raise ValueError(f"{n} players but {len(specs)} agents in --agents")
+    return specs
+
+
+def cmd_match(args: argparse.Namespace, out) -> int:
+    info = game_info(args.game)
+    if args.seed < 0:
+        raise ValueError(f"seed must be non-negative, not {args.seed}")
+    specs = resolve_seats(args.game, args.players, args.agents)
+    agents = [spec.build(agent_seed(args.seed, seat)) for seat, spec in enumerate(specs)]
+    n = len(agents)
+    print(f"{info.title}, {n} players, seed {args.seed}", file=out)
+    for seat, agent in enumerate(agents):
+        print(f"  P{seat}: {agent.describe()}", file=out)
+    printer = _GamePrinter(out, n) if not args.quiet else None
+    record = play_game(info.name, agents, args.seed, n,
+                       on_move=printer.on_move if printer else None)
+    final = printer.state if printer else None
+    _print_table(out, record, agents, final)
+    return 0
+
+
+class _GamePrinter:
+    """Prints a game turn by turn: the revealed choices, every camel move, the scores."""
+
+    def __init__(self, out, n: int) -> None:
+        self.out = out
+        self.n = n
+        self.turn_moves: List[str] = []
+        self.printed = 0
+        self.state = None
+        self.turn = 0
+
+    def on_move(self, state, player: int, move: int) -> None:
+        self.state = state
+        text = state.move_to_text(move)
+        if text.startswith("play-"):
+            if not self.turn_moves:
+                self.turn = state.turn
+            self.turn_moves.append(f"P{player} {text}")
+            if len(self.turn_moves) < self.n:
+                return
+            print(f"turn {self.turn + 1}: " + "  ".join(self.turn_moves), file=self.out)
+            self.turn_moves = []
+            self.printed = 0
+        acts = state.last_activations()
+        complete = len(acts) - (1 if state.phase in ("boost", "shop4") else 0)
+        for a in acts[self.printed:complete]:
+            rejected = ", ".join(f"P{p} +1 gem" for p in a["rejected"])
+            boost = f" +{a['boost']} gem boost" if a["boost"] else ""
+            line = (f"    {a['camel']:<5} camel: P{a['player']} ({a['card']}{boost}) "
+                    f"{a['from']} -> {a['to']}  {a['reward']}")
+            if rejected:
+                line += f"  [rejected: {rejected}]"
+            print(line.rstrip(), file=self.out)
+        self.printed = max(self.printed, complete)
+        if state.phase == "choose" or state.is_terminal():
+            print("    scores: " + "  ".join(f"P{p} {s}" for p, s in enumerate(state.scores())),
+                  file=self.out)
+
+
+def _print_table(out, record, agents, state) -> None:
+    print("", file=out)
+    print("final scores", file=out)
+    header = f"{'rank':>4}  {'seat':<4}  {'agent':<36} {'score':>5}"
+    print(header, file=out)
+    order = sorted(range(record.players), key=lambda p: (record.ranking[p], p))
+    for p in order:
+        print(f"{record.ranking[p]:>4}  P{p:<3}  {agents[p].describe():<36} {record.scores[p]:>5}",
+              file=out)
+    winners = [p for p in range(record.players) if record.ranking[p] == 1]
+    if len(winners) == 1:
+        print(f"winner: P{winners[0]} ({agents[winners[0]].describe()})", file=out)
+    else:
+        print("shared win: " + ", ".join(f"P{p}" for p in winners), file=out)
+
+
+def cmd_games(out) -> int:
+    for info in GAMES.values():
+        print(f"{info.name:<10} {info.title:<14} {info.min_players}-{info.max_players} players",
+              file=out)
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command == "match":
+            return cmd_match(args, sys.stdout)
+        if args.command == "games":
+            return cmd_games(sys.stdout)
+        parser.print_help()
+        return 2
+    except (UsageError, ValueError) as e:
+        print(f"caravan: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("caravan: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

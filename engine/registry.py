@@ -1,0 +1,57 @@
+"""The registry of games: one entry per Cython core, looked up by name."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Tuple
+
+from cext.core import GameCore
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What the front doors need to know about a game."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    default_players: int
+    factory: Callable[..., GameCore]
+    aliases: Tuple[str, ...] = field(default=())
+
+    def check_players(self, players: int) -> None:
+        """ValueError unless `players` is a legal player count for this game."""
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            raise ValueError(
+                f"{self.title} is played by {self.min_players} to {self.max_players} players, "
+                f"not {players}")
+
+
+def _khiva(players: int, seed: int) -> GameCore:
+    from cext.khiva import Khiva
+
+    return Khiva(players, seed)
+
+
+GAMES: Dict[str, GameInfo] = {
+    "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _khiva),
+}
+
+
+def game_info(name: str) -> GameInfo:
+    """The registry entry for `name` (case-insensitive, aliases allowed); ValueError if unknown."""
+    key = name.strip().lower()
+    for info in GAMES.values():
+        if key == info.name or key in info.aliases:
+            return info
+    raise ValueError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}")
+
+
+def new_game(name: str, players: int | None = None, seed: int = 0) -> GameCore:
+    """Deal a new game of `name` for `players` players (the game's default if None) from `seed`."""
+    info = game_info(name)
+    n = info.default_players if players is None else players
+    info.check_players(n)
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+    return info.factory(n, seed)
