@@ -642,20 +642,21 @@ cdef class Khiva(GameCore):
         """
         cdef KState* s = &self.s
         cdef int o, q, c, left
-        cdef unsigned char old[25]
+        cdef unsigned char old
+        cdef uint32_t own
         for o in range(s.n):
+            own = self.holdings(o)
             for c in range(N_CARDS):
-                old[c] = s.where[o][c]
-            for q in range(s.n):
-                left = (q + 1) % s.n
-                if q == o:
-                    for c in range(N_CARDS):
-                        if (s.sel_give[o] >> c) & 1:
-                            s.where[o][c] = <unsigned char>(1 << left)
-                elif left != o:
-                    for c in range(N_CARDS):
-                        if old[c] & (1 << q):
-                            s.where[o][c] |= <unsigned char>(1 << left)
+                if (own >> c) & 1:
+                    continue
+                old = s.where[o][c]
+                for q in range(s.n):
+                    left = (q + 1) % s.n
+                    if q != o and left != o and old & (1 << q):
+                        s.where[o][c] |= <unsigned char>(1 << left)
+            for c in range(N_CARDS):
+                if (s.sel_give[o] >> c) & 1:
+                    s.where[o][c] = <unsigned char>(1 << ((o + 1) % s.n))
 
     cdef uint32_t holdings(self, int q) noexcept:
         return self.s.hand[q] | self.s.sel_play[q] | self.s.sel_give[q]

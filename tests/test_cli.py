@@ -1,0 +1,74 @@
+"""The caravan command line, run as a user runs it."""
+import subprocess
+import sys
+
+import pytest
+
+from search.agents import parse_agent, parse_agent_list
+
+
+def caravan(*args):
+    return subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_match_prints_every_turn_and_the_final_table():
+    r = caravan("match", "khiva", "--players", "3", "--agents", "ismcts:iterations=200,random,random",
+                "--seed", "7")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "turn 1: P0 play-" in out and "camel: P" in out and "scores: P0" in out
+    assert "final scores" in out and ("winner:" in out or "shared win:" in out)
+    again = caravan("match", "khiva", "--players", "3", "--agents",
+                    "ismcts:iterations=200,random,random", "--seed", "7")
+    assert again.stdout == out                       # the seed fixes the whole game
+
+
+def test_match_defaults_to_three_players_ismcts_against_two_random():
+    r = caravan("match", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "Khiva, 3 players" in r.stdout
+    assert "P0: ismcts" in r.stdout and "P1: random" in r.stdout and "P2: random" in r.stdout
+
+
+def test_duel_match():
+    r = caravan("match", "khiva", "--players", "2", "--agents", "random,random", "--seed", "1")
+    assert r.returncode == 0 and "play-" in r.stdout and "-give-" in r.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["match", "chess"],
+    ["match", "khiva", "--players", "9"],
+    ["match", "khiva", "--players", "1"],
+    ["match", "khiva", "--agents", "ismcts:iters=5,random,random"],
+    ["match", "khiva", "--agents", "alphazero,random,random"],
+    ["match", "khiva", "--agents", "ismcts:c=-1,random,random"],
+    ["match", "khiva", "--agents", "ismcts:mode=xx,random,random"],
+    ["match", "khiva", "--players", "3", "--agents", "random,random"],
+    ["match", "khiva", "--seed", "x"],
+    ["match", "khiva", "--seed", "-4"],
+    ["match", "khiva", "--bogus"],
+    ["frobnicate"],
+    [],
+])
+def test_usage_errors_exit_2_with_one_line(args):
+    r = caravan(*args)
+    assert r.returncode == 2
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    if args:
+        assert len(lines) == 1 and lines[0].startswith("caravan: error:"), r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_agent_list_grouping():
+    specs = parse_agent_list("ismcts:iterations=2000,c=0.7,random")
+    assert [s.kind for s in specs] == ["ismcts", "random"]
+    assert specs[0].options == {"iterations": 2000, "c": 0.7}
+    specs = parse_agent_list("ismcts:time=0.5,mode=mo,ismcts,random")
+    assert [str(s) for s in specs] == ["ismcts:time=0.5,mode=mo", "ismcts", "random"]
+    with pytest.raises(ValueError):
+        parse_agent_list("c=0.7,random")
+    with pytest.raises(ValueError):
+        parse_agent("random:iterations=5")
+    with pytest.raises(ValueError):
+        parse_agent("ismcts:iterations=0")

@@ -1,0 +1,176 @@
+"""Khiva information: determinization respects what the observer saw, and only that."""
+import random
+from collections import Counter
+
+import pytest
+
+from cext.khiva import Khiva
+
+
+def advance(g, moves, seed=0):
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if g.is_terminal():
+            break
+        g.apply(rng.choice(g.legal_moves()))
+    return g
+
+
+def positions():
+    """Mid-game positions at every player count, in every phase of a turn."""
+    out = []
+    for n in (2, 3, 4, 5):
+        for k in (0, 1, 2, n - 1, 7, 13, 29):
+            out.append(advance(Khiva(n, 100 + n * 7 + k), k, seed=k))
+    return [g for g in out if not g.is_terminal()]
+
+
+def hidden_of(d, observer):
+    """Everything in a full JSON state the observer cannot see."""
+    ps = d["player_state"]
+    return (d["aside_down"], d["teapot_pile"], d["carpet_pile"],
+            [(p["hand"], p["chosen_play"], p["chosen_give"]) for i, p in enumerate(ps)
+             if i != observer])
+
+
+@pytest.mark.parametrize("g", positions(), ids=lambda g: f"{g.n_players}p-t{g.turn}-{g.phase}")
+def test_the_observers_view_and_keys_are_unchanged(g):
+    for o in range(g.n_players):
+        for seed in range(5):
+            d = g.determinized(o, seed)
+            d.check_invariants()
+            assert d.to_json(view=o) == g.to_json(view=o)
+            for mode in ("so", "mo"):
+                assert d.info_key(o, o, mode) == g.info_key(o, o, mode)
+            for a in range(g.n_players):
+                assert d.info_key(a, o, "so") == g.info_key(a, o, "so")
+
+
+@pytest.mark.parametrize("g", positions(), ids=lambda g: f"{g.n_players}p-t{g.turn}-{g.phase}")
+def test_a_sample_depends_only_on_the_observers_information(g):
+    """Determinizing a state or any other state the observer cannot tell from it gives the same
+    world for the same seed: nothing of the true hidden state leaks into a sample."""
+    for o in range(g.n_players):
+        other = g.determinized(o, 12345)
+        for seed in (1, 2):
+            assert g.determinized(o, seed).to_json() == other.determinized(o, seed).to_json()
+
+
+def test_hidden_cards_really_vary_and_are_uniform():
+    g = Khiva(3, 42)
+    n = 3000
+    in_p1 = Counter()
+    hands = set()
+    for seed in range(n):
+        d = g.determinized(0, seed).to_json()
+        hand = d["player_state"][1]["hand"]
+        hands.add(tuple(hand))
+        in_p1.update(hand)
+        assert d["player_state"][0]["hand"] == g.to_json()["player_state"][0]["hand"]
+    assert len(hands) > n * 0.9                     # 15,504 possible hands
+    unknown = 25 - 5
+    for card, count in in_p1.items():
+        assert abs(count / n - 5 / unknown) < 0.04, card
+    assert len(in_p1) == unknown
+
+
+def test_the_card_given_away_stays_with_the_receiver():
+    g = Khiva(3, 8)
+    given = g.legal_moves()[0]
+    text = g.move_to_text(given)                     # play-XX-give-YY
+    card = text.split("-")[3]
+    g.apply(given)
+    g.apply(g.legal_moves()[0])
+    g.apply(g.legal_moves()[0])
+    if g.phase != "choose":                          # finish this turn's decisions
+        while g.phase != "choose":
+            g.apply(g.legal_moves()[0])
+    d0 = g.to_json(view=0)
+    unknown = 25 - len(d0["player_state"][0]["hand"]) - len(d0["discard"])
+    others = d0["player_state"][1]["hand_size"] - 1
+    counts = Counter()
+    for seed in range(2000):
+        d = g.determinized(0, seed).to_json()
+        assert card in d["player_state"][1]["hand"]
+        counts.update(c for c in d["player_state"][1]["hand"] if c != card)
+    # P1's other cards are uniform over the cards P0 cannot place
+    assert len(counts) == unknown - 1
+    for c, k in counts.items():
+        assert abs(k / 2000 - others / (unknown - 1)) < 0.04, c
+
+
+def test_after_a_hidden_gift_the_card_may_be_with_the_receivers_left_neighbour():
+    g = Khiva(3, 8)
+    card = g.move_to_text(g.legal_moves()[0]).split("-")[3]
+    g.apply(g.legal_moves()[0])
+    g.apply(g.legal_moves()[0])
+    g.apply(g.legal_moves()[0])
+    while g.phase != "choose":
+        g.apply(g.legal_moves()[0])
+    # P0 plays; P1 keeps or passes the card to P2 (hidden from P0); P2 plays
+    g.apply(g.legal_moves()[0])
+    p1_moves = [m for m in g.legal_moves() if g.move_to_text(m).endswith("give-" + card)]
+    g.apply(p1_moves[0])
+    g.apply(g.legal_moves()[0])
+    while g.phase != "choose":
+        g.apply(g.legal_moves()[0])
+    assert card in g.to_json()["player_state"][2]["hand"]
+    where = Counter()
+    for seed in range(600):
+        d = g.determinized(0, seed).to_json()
+        holders = [p for p in (1, 2) if card in d["player_state"][p]["hand"]]
+        assert len(holders) == 1 and card not in d["aside_down"]
+        where[holders[0]] += 1
+    assert where[1] > 0 and where[2] > 0
+    assert g.to_json(view=0)["card_whereabouts"][card] == [1, 2]
+
+
+def test_earlier_players_hidden_choices_are_resampled():
+    g = Khiva(3, 5)
+    g.apply(g.legal_moves()[3])
+    g.apply(g.legal_moves()[5])
+    assert g.to_move == 2
+    chosen = set()
+    for seed in range(200):
+        d = g.determinized(2, seed).to_json()
+        p0 = d["player_state"][0]
+        assert len(p0["chosen_play"]) == 1 and len(p0["chosen_give"]) == 1
+        assert len(p0["hand"]) == 3
+        chosen.add(tuple(p0["chosen_play"]))
+    assert len(chosen) > 5
+
+
+def test_duel_face_up_cards_stay_and_face_down_ones_vary():
+    g = Khiva(2, 3)
+    up = g.to_json()["aside_up"]
+    downs = set()
+    for seed in range(100):
+        d = g.determinized(0, seed).to_json()
+        assert d["aside_up"] == up
+        assert not set(d["aside_down"]) & set(up)
+        downs.add(tuple(d["aside_down"]))
+    assert len(downs) > 50
+
+
+def test_piles_keep_their_contents_and_lose_their_order():
+    g = advance(Khiva(4, 77), 20)
+    d0 = g.to_json()
+    orders = set()
+    for seed in range(50):
+        d = g.determinized(1, seed).to_json()
+        assert sorted(d["teapot_pile"]) == sorted(d0["teapot_pile"])
+        assert sorted(d["carpet_pile"]) == sorted(d0["carpet_pile"])
+        orders.add((tuple(d["teapot_pile"]), tuple(d["carpet_pile"])))
+    assert len(orders) > 40
+
+
+def test_sampled_future_deals_differ():
+    """The chance of later redeals is resampled too: the true deal stays secret."""
+    g = advance(Khiva(3, 31), 2)
+    futures = set()
+    for seed in range(30):
+        d = g.determinized(0, seed)
+        while d.turn < 5 and not d.is_terminal():
+            d.apply(d.legal_moves()[0])
+        futures.add(tuple(d.to_json()["player_state"][0]["hand"]))
+    assert len(futures) > 5

@@ -1,0 +1,414 @@
+"""Khiva rules: every worked example of the rulebook and game help, and a test per rule.
+
+Seats in the examples: the rulebook's players are given seats 0, 1, 2. Positions are written
+"khiva" or "P<seat>.<space>" (space 1-4 = shops, 5 = outpost). Every card not in a hand is in
+the public discard unless a test says otherwise.
+"""
+import pytest
+
+from cext.khiva import Khiva
+from khiva_support import camel_at, give_teapots, play, player, position
+
+FIVE = {0: ["W4", "B1", "G1", "G3", "P2"], 1: ["B5", "G5", "P3", "K1", "K2"],
+        2: ["W2", "B3", "G4", "P4", "K5"]}
+
+
+def hands(**over):
+    h = {p: list(c) for p, c in FIVE.items()}
+    for k, v in over.items():
+        h[int(k[1:])] = v
+    return h
+
+
+def texts(g):
+    return [g.move_to_text(m) for m in g.legal_moves()]
+
+
+# ================================================================ worked examples
+def test_example_camille_white_four_leaps_the_pink_camel_to_her_outpost():
+    """Rulebook, How to Play > Example: alone on white, Camille's 4 leaps the pink camel,
+    reaches her outpost from Khiva and takes its 3-point teapot; the camel goes home with a
+    new teapot."""
+    g = position(hands=FIVE, camels={"pink": "P0.2"}, teapots_on={"white": 3})
+    pile_before = g.to_json()["teapot_pile"]
+    play(g, "play-W4-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    me = player(g, 0)
+    assert (me["teapots"], me["teapot_points"]) == (1, 3)
+    assert camel_at(g, "white") == "khiva"
+    assert g.to_json()["camels"][0]["teapot"] == pile_before[-1]   # the top of the pile
+
+
+def allison_position(gems=5):
+    """Adil (seat 0) requests blue with a 5, Allison (seat 1) with a 2. Blue stands on Adil's
+    shop 2, other camels rest in Khiva (so it is occupied), green stands on Allison's shop 3."""
+    h = {0: ["B5", "W1", "W2", "W3", "W4"], 1: ["B2", "G1", "P1", "P2", "P3"],
+         2: ["K1", "K2", "K3", "K4", "K5"]}
+    return position(hands=h, camels={"blue": "P0.2", "green": "P1.3"}, gems={1: gems})
+
+
+def test_example_adil_rejected_request_earns_a_gem():
+    g = allison_position()
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2")
+    assert player(g, 0)["gems"] == 1                 # Adil's compensation
+    assert g.phase == "boost" and g.to_move == 1     # Allison moves the blue camel
+
+
+@pytest.mark.parametrize("boost,space", [(0, "P1.1"), (1, "P1.2"), (2, "P1.4")])
+def test_example_allison_blue_two_with_zero_one_two_gems(boost, space):
+    """Rulebook example: 0 gems -> her shop 1 (a gem); 1 gem -> shop 2 (a carpet); 2 gems ->
+    leaping green to shop 4 (a salt bag or a carpet)."""
+    g = allison_position()
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2")
+    assert texts(g) == ["boost-0", "boost-1", "boost-2"]
+    play(g, f"boost-{boost}")
+    assert camel_at(g, "blue") == space
+    al = player(g, 1)
+    if boost == 0:
+        assert al["gems"] == 5 + 1
+    elif boost == 1:
+        assert al["gems"] == 4 and len(al["carpets_held"]) == 1
+    else:
+        assert g.phase == "shop4" and g.to_move == 1
+        assert sorted(texts(g)) == ["carpet", "salt"]
+        play(g, "salt")
+        al = player(g, 1)
+        assert (al["salt_points"], al["salt_best"], al["gems"]) == (10, 10, 0)
+        assert g.to_json()["salt_pile"] == [9, 8, 7, 6]
+
+
+def test_example_allison_takes_the_carpet_at_shop_four():
+    g = allison_position()
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2", "boost-2", "carpet")
+    al = player(g, 1)
+    assert al["gems"] == 3 and len(al["carpets_held"]) == 1 and al["salt_points"] == 0
+
+
+def test_game_help_a_one_with_two_gem_slots_moves_one_to_three_spaces():
+    """Game help, ACTIVATION DU CHAMEAU: a 1 with 2 gem slots moves 1, 2 or 3 spaces."""
+    for boost, space in ((0, "P0.1"), (1, "P0.2"), (2, "P0.3")):
+        g = position(hands=FIVE, gems={0: 2})
+        play(g, "play-G1-give-B1", "play-P3-give-K1", "play-K5-give-B3", f"boost-{boost}")
+        assert camel_at(g, "green") == space
+        assert player(g, 0)["gems"] == 2 - boost + {0: 1, 1: 0, 2: 2}[boost]
+
+
+def test_game_help_the_mover_gets_the_shop_on_another_players_path():
+    """Game help: A moves a camel back along B's path and takes the reward of B's shop."""
+    g = position(hands=FIVE, camels={"pink": "P1.4"})
+    play(g, "play-P2-give-B1", "play-B5-give-K1", "play-K5-give-B3")
+    assert camel_at(g, "pink") == "P1.2"               # two empty spaces back along P1's path
+    assert len(player(g, 0)["carpets_held"]) == 1      # shop 2's carpet goes to the mover
+    assert player(g, 1)["carpets_held"] == []
+
+
+def test_example_camille_final_score_is_42():
+    """Rulebook, End of the Game & Scoring: 24 (teapots) + 7 (salt) + 9 (carpets) + 2 (gems)."""
+    def edit(d):
+        give_teapots(d, 0, [7, 6, 6, 5])
+        d["salt_pile"] = [6]
+        d["player_state"][0].update(salt_points=7, salt_best=7, gems=2)
+        d["player_state"][1].update(salt_points=10 + 9 + 8, salt_best=10)
+        d["gem_supply"] -= 2
+        d["player_state"][0]["carpets_delivered"] = ["W4", "W5"]
+        d["carpet_pile"] = [c for c in d["carpet_pile"] if c not in ("W4", "W5")]
+    g = position(hands=FIVE, edit=edit)
+    assert g.scores()[0] == 24 + 7 + 9 + 2 == 42
+
+
+# ================================================================ shops
+@pytest.mark.parametrize("card,space,gems,carpets", [("G1", "P0.1", 1, 0), ("G2", "P0.2", 0, 1),
+                                                     ("G3", "P0.3", 2, 0)])
+def test_shops_one_two_three(card, space, gems, carpets):
+    g = position(hands=hands(p0=[card, "B1", "W4", "W3", "P2"]))
+    play(g, f"play-{card}-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert camel_at(g, "green") == space
+    me = player(g, 0)
+    assert me["gems"] == gems and len(me["carpets_held"]) == carpets
+
+
+def test_shop_two_takes_the_top_carpet_face_up():
+    g = position(hands=hands(p0=["G2", "B1", "W4", "W3", "P2"]))
+    top = g.to_json()["carpet_pile"][-1]
+    play(g, "play-G2-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert player(g, 0)["carpets_held"] == [top]
+    assert player(g, 0)["carpets_held"] == g.to_json(view=1)["player_state"][0]["carpets_held"]
+
+
+def test_shop_four_without_three_gems_takes_the_carpet_without_asking():
+    g = position(hands=FIVE, gems={0: 2})
+    play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3", "boost-0")
+    assert camel_at(g, "white") == "P0.4"
+    assert g.phase == "choose" and len(player(g, 0)["carpets_held"]) == 1
+
+
+def _no_carpets_left(d):
+    d["player_state"][2]["carpets_delivered"] = d["carpet_pile"]
+    d["carpet_pile"] = []
+    d["end_triggered"] = True
+
+
+def test_shop_four_with_carpets_gone_buying_salt_is_optional():
+    for choice, salt in (("salt", 10), ("nothing", 0)):
+        g = position(hands=FIVE, gems={0: 3}, edit=_no_carpets_left)
+        play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3", "boost-0")
+        assert g.phase == "shop4" and sorted(texts(g)) == ["nothing", "salt"]
+        play(g, choice)
+        assert player(g, 0)["salt_points"] == salt
+
+
+def test_shop_four_with_nothing_possible_does_nothing():
+    g = position(hands=FIVE, gems={0: 2}, edit=_no_carpets_left)
+    play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3", "boost-0")
+    me = player(g, 0)
+    assert camel_at(g, "white") == "P0.4" and me["gems"] == 2 and me["salt_points"] == 0
+
+
+# ================================================================ outposts
+def test_outpost_delivers_teapot_and_only_carpets_of_the_camels_colour():
+    def edit(d):
+        d["player_state"][0]["carpets_held"] = ["W3", "B4"]
+        d["carpet_pile"] = [c for c in d["carpet_pile"] if c not in ("W3", "B4")]
+    g = position(hands=FIVE, edit=edit, camels={"pink": "P0.2"}, teapots_on={"white": 6})
+    play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    me = player(g, 0)
+    assert me["carpets_delivered"] == ["W3"] and me["carpets_held"] == ["B4"]
+    assert me["teapot_points"] == 6 and me["score"] == 6 + 3
+
+
+def test_outpost_with_an_empty_teapot_pile_sends_the_camel_home_empty():
+    def edit(d):
+        give_teapots(d, 1, list(d["teapot_pile"]))
+        d["end_triggered"] = True
+    g = position(hands=FIVE, edit=edit, camels={"pink": "P0.2"}, teapots_on={"white": 5})
+    play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert player(g, 0)["teapot_points"] == 5
+    assert g.to_json()["camels"][0]["teapot"] == 0
+    assert g.is_terminal()                              # the empty pile ended the game
+
+
+# ================================================================ movement
+def test_an_empty_khiva_space_counts_and_a_camel_may_stop_there():
+    camels = {"white": "P1.1", "blue": "P1.2", "green": "P2.1", "pink": "P2.2", "black": "P2.3"}
+    g = position(hands=hands(p0=["W1", "B1", "G1", "G3", "P2"]), camels=camels)
+    play(g, "play-W1-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    assert camel_at(g, "white") == "khiva"             # 1 step: P1.1 -> the empty Khiva space
+    g = position(hands=hands(p0=["W2", "B1", "G1", "G3", "P2"], p2=["W3", "B3", "G4", "P4", "K5"]), camels=camels)
+    play(g, "play-W2-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    assert camel_at(g, "white") == "P0.1"              # Khiva counted, then P0's shop 1
+
+
+def test_occupied_khiva_is_leaped():
+    g = position(hands=hands(p0=["W2", "B1", "G1", "G3", "P2"], p2=["W3", "B3", "G4", "P4", "K5"]), camels={"white": "P1.1"})
+    play(g, "play-W2-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    assert camel_at(g, "white") == "P0.2"              # Khiva (occupied) leaped
+
+
+def test_a_camel_stops_at_the_outpost_with_movement_left():
+    g = position(hands=hands(p0=["W4", "B1", "G1", "G3", "P2"]), camels={"white": "P0.3"},
+                 teapots_on={"white": 4})
+    play(g, "play-W4-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    assert camel_at(g, "white") == "khiva" and player(g, 0)["teapot_points"] == 4
+
+
+def test_a_camel_never_stops_on_an_occupied_space():
+    g = position(hands=FIVE, camels={"pink": "P0.1", "blue": "P0.3"})
+    play(g, "play-G1-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert camel_at(g, "green") == "P0.2"
+    g = position(hands=FIVE, camels={"pink": "P0.1", "blue": "P0.2"})
+    play(g, "play-G1-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert camel_at(g, "green") == "P0.3"
+
+
+# ================================================================ boosts and compensation
+def test_boost_is_limited_by_the_cards_gem_icons_and_own_gems():
+    g = position(hands=FIVE, gems={0: 1})
+    play(g, "play-G1-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert texts(g) == ["boost-0", "boost-1"]          # 2 icons, 1 gem
+    g = position(hands=FIVE, gems={0: 5})
+    play(g, "play-G3-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert texts(g) == ["boost-0", "boost-1"]          # a 3 has 1 icon
+    g = position(hands=FIVE, gems={2: 5})
+    play(g, "play-G3-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert camel_at(g, "black") == "khiva"             # a 5 has no icon: no decision asked
+
+
+def test_every_rejected_request_earns_one_gem():
+    g = position(hands=hands(p1=["W1", "G5", "P3", "K1", "K2"]))
+    play(g, "play-W4-give-B1", "play-W1-give-K1", "play-W2-give-B3")
+    assert [player(g, p)["gems"] for p in range(3)] == [1, 1, 1]   # P0, P2 rejected; P1 shop 1
+
+
+def test_duel_two_cards_of_one_colour_earn_a_gem_usable_at_once():
+    """Duel mode note: two cards of one colour, one rejected, its gem boosts the other."""
+    h = {0: ["W1", "W3", "B1", "B2", "G1", "G2", "P1", "P2"],
+         1: ["K1", "K2", "K3", "K4", "P3", "P4", "P5", "G5"]}
+    g = position(2, hands=h)
+    play(g, "play-W1-W3-give-B1-B2", "play-K1-K2-give-K3-K4")
+    assert player(g, 0)["gems"] == 1
+    assert g.to_move == 0 and texts(g) == ["boost-0", "boost-1"]
+
+
+# ================================================================ turns, redeals, the end
+def test_three_to_five_players_redeal_when_hands_are_down_to_one():
+    for n in (3, 4, 5):
+        g = Khiva(n, 11)
+        for turn in range(4):
+            assert all(player(g, p)["hand_size"] == 5 - turn for p in range(n))
+            while g.turn == turn:
+                g.apply(g.legal_moves()[0])
+        assert all(player(g, p)["hand_size"] == 5 for p in range(n))
+        d = g.to_json()
+        assert d["discard"] == [] and d["aside_down_count"] == 25 - 5 * n
+
+
+def test_duel_deal_and_redeal():
+    g = Khiva(2, 5)
+    d = g.to_json()
+    assert [player(g, p)["hand_size"] for p in (0, 1)] == [8, 8]
+    assert len(d["aside_up"]) == 4 and d["aside_down_count"] == 5
+    assert len(g.legal_moves()) == 28 * 15             # 2 to play, 2 to give out of 8
+    for turn in range(3):
+        assert player(g, 0)["hand_size"] == 8 - 2 * turn
+        while g.turn == turn:
+            g.apply(g.legal_moves()[-1])
+    d = g.to_json()
+    assert [player(g, p)["hand_size"] for p in (0, 1)] == [8, 8]
+    assert len(d["aside_up"]) == 4 and d["aside_down_count"] == 5 and d["discard"] == []
+
+
+def test_the_end_waits_for_the_last_camel_of_the_turn():
+    """The last salt bag is bought on the blue camel; pink and black still move, then the end."""
+    def edit(d):
+        d["salt_pile"] = [6]
+        d["player_state"][2].update(salt_points=10 + 9 + 8 + 7, salt_best=10)
+    g = position(hands=FIVE, gems={0: 3}, edit=edit)
+    play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3", "boost-0")
+    assert g.phase == "shop4"
+    play(g, "salt")
+    assert g.is_terminal()
+    assert camel_at(g, "pink") == "P1.3" and camel_at(g, "black") == "khiva"  # both moved
+    assert player(g, 2)["teapots"] == 1
+
+
+def test_the_end_by_the_last_carpet():
+    def edit(d):
+        keep = d["carpet_pile"][-1]
+        d["player_state"][1]["carpets_delivered"] = d["carpet_pile"][:-1]
+        d["carpet_pile"] = [keep]
+    g = position(hands=hands(p0=["G2", "B1", "W4", "W3", "P2"]), edit=edit)
+    play(g, "play-G2-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert g.is_terminal() and g.to_json()["carpet_pile_count"] == 0
+
+
+def test_the_end_by_the_last_teapot():
+    def edit(d):
+        give_teapots(d, 1, d["teapot_pile"][:-1])
+    g = position(hands=FIVE, edit=edit)
+    play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert g.is_terminal()
+
+
+def test_undelivered_carpets_score_nothing():
+    def edit(d):
+        d["player_state"][0]["carpets_held"] = ["K5"]
+        d["carpet_pile"].remove("K5")
+    g = position(hands=FIVE, edit=edit)
+    assert g.scores()[0] == 0
+
+
+# ================================================================ tie-breaks
+def _final(edit):
+    def both(d):
+        edit(d)
+        d["phase"], d["to_move"] = "over", -1
+    return position(hands=FIVE, edit=both)
+
+
+def test_tie_broken_by_most_teapot_tokens():
+    def edit(d):
+        give_teapots(d, 0, [7, 7])
+        give_teapots(d, 1, [5, 5, 4])
+    g = _final(edit)
+    assert g.scores()[:2] == [14, 14]
+    assert g.ranking() == [2, 1, 3] and g.rewards() == [0.0, 1.0, 0.0]
+
+
+def test_tie_then_broken_by_the_highest_salt_bag():
+    def edit(d):
+        give_teapots(d, 0, [7, 3])
+        give_teapots(d, 1, [6, 4])
+        d["salt_pile"] = [8, 7, 6]
+        d["player_state"][0].update(salt_points=9, salt_best=9)
+        d["player_state"][1].update(salt_points=10, salt_best=10)
+        d["player_state"][0]["gems"] = 1
+        d["gem_supply"] -= 1
+    g = _final(edit)
+    assert g.scores()[:2] == [20, 20]
+    assert g.ranking()[:2] == [2, 1]
+
+
+def test_full_tie_shares_the_win():
+    def edit(d):
+        give_teapots(d, 0, [6])
+        give_teapots(d, 1, [6])
+    g = _final(edit)
+    assert g.ranking() == [1, 1, 3] and g.rewards() == [0.5, 0.5, 0.0]
+
+
+# ================================================================ supplies and bad input
+def test_gem_supply_is_finite():
+    def edit(d):
+        d["player_state"][1]["gems"] += d["gem_supply"]
+        d["gem_supply"] = 0
+    g = position(hands=FIVE, edit=edit)
+    play(g, "play-G1-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert player(g, 0)["gems"] == 0 and camel_at(g, "green") == "P0.1"
+
+
+def test_illegal_and_malformed_moves_leave_the_state_untouched():
+    g = Khiva(3, 2)
+    before = g.to_json()
+    for bad in ("play-W1-give-W1", "boost-1", "salt", "", "play-", "zzz"):
+        with pytest.raises(ValueError):
+            g.apply(g.parse_move(bad))
+    with pytest.raises(ValueError):
+        g.apply(123456)
+    assert g.to_json() == before
+
+
+def test_no_move_after_the_end():
+    g = _final(lambda d: None)
+    assert g.legal_moves() == [] and g.to_move == -1
+    with pytest.raises(ValueError):
+        g.apply(0)
+
+
+@pytest.mark.parametrize("players", [0, 1, 6, -3])
+def test_bad_player_counts_are_refused(players):
+    with pytest.raises(ValueError):
+        Khiva(players, 0)
+
+
+def test_json_round_trip_and_impossible_states():
+    g = Khiva(4, 9)
+    for _ in range(30):
+        g.apply(g.legal_moves()[len(g.legal_moves()) // 2])
+    d = g.to_json()
+    assert Khiva.from_json(d).to_json() == d
+    broken = dict(d, discard=d["discard"] + ["W1", "W1"])
+    with pytest.raises(ValueError):
+        Khiva.from_json(broken)
+    with pytest.raises(ValueError):
+        Khiva.from_json({"game": "khiva"})
+    with pytest.raises(ValueError):
+        Khiva.from_json(dict(d, game="kilim"))
+
+
+def test_a_view_leaves_out_what_the_viewer_cannot_see():
+    g = Khiva(3, 4)
+    g.apply(g.legal_moves()[0])
+    v = g.to_json(view=1)
+    assert "hand" in v["player_state"][1] and "hand" not in v["player_state"][0]
+    assert "chosen_play" not in v["player_state"][0] and v["player_state"][0]["has_chosen"]
+    for hidden in ("aside_down", "teapot_pile", "carpet_pile"):
+        assert hidden not in v
