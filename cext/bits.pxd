@@ -3,11 +3,14 @@ from libc.stdint cimport uint64_t, uint32_t
 from cext.rng cimport Rng, rng_below
 
 cdef extern from *:
-    int __builtin_popcountll(unsigned long long) nogil
     int __builtin_ctzll(unsigned long long) nogil
 
 cdef inline int popcount(uint64_t x) noexcept nogil:
-    return __builtin_popcountll(x)
+    """Bits set in x (SWAR: a portable build has no POPCNT instruction, and libgcc's is a call)."""
+    x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
+    x = (x & <uint64_t>0x3333333333333333) + ((x >> 2) & <uint64_t>0x3333333333333333)
+    x = (x + (x >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+    return <int>((x * <uint64_t>0x0101010101010101) >> 56)
 
 cdef inline int lowest_bit(uint64_t x) noexcept nogil:
     """Index of the lowest set bit; x must not be 0."""
@@ -23,7 +26,7 @@ cdef inline int nth_bit(uint64_t x, int n) noexcept nogil:
 cdef inline uint64_t random_subset(Rng* r, uint64_t pool, int k) noexcept nogil:
     """k distinct bits drawn uniformly from pool (k <= popcount(pool))."""
     cdef uint64_t out = 0
-    cdef int left = __builtin_popcountll(pool)
+    cdef int left = popcount(pool)
     cdef int i, b
     for i in range(k):
         b = nth_bit(pool, rng_below(r, left))

@@ -8,8 +8,11 @@ play out at random, and back up the reward vector: each player maximises its own
 node in which it was legal, not the node's visits.
 
 Memory: nodes in a flat array found through an open-addressing table; each node's edges are a
-sorted block in one edge pool (16 bytes per move statistic). At the node cap the tree stops
-growing and the search keeps iterating.
+sorted block in one edge pool (16 bytes per move statistic). Block lengths come in size
+classes four per doubling (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, ...), so a block is at
+most a quarter empty; a block that outgrows its class moves to the next class and leaves its
+old place on that class's free list for the next node that grows into it. At the node cap the
+tree stops growing and the search keeps iterating.
 """
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
@@ -31,9 +34,31 @@ cdef struct Edge:                 # one move statistic: 16 bytes
 cdef struct Node:
     uint64_t key
     int64_t first                 # start of the node's edge block in the pool
-    int32_t n_edges
-    int32_t cap
+    int32_t n_edges               # also the block's length
     uint32_t visits
+
+
+# ---------------------------------------------------------------- edge block size classes
+cdef enum:
+    N_CLASSES = 64
+
+cdef int CLASS_SIZE[N_CLASSES]
+cdef int CLASS_OF[MAX_MOVES + 1]
+
+cdef void _init_classes():
+    cdef int k = 0, size = 1, n, step
+    while k < N_CLASSES:
+        CLASS_SIZE[k] = size
+        k += 1
+        step = 1 if size < 8 else size // 4
+        size += step
+    k = 0
+    for n in range(MAX_MOVES + 1):
+        while CLASS_SIZE[k] < n:
+            k += 1
+        CLASS_OF[n] = k
+
+_init_classes()
 
 
 cdef double now_seconds() noexcept nogil:
@@ -59,6 +84,8 @@ cdef class Tree:
     cdef int64_t n_edges_used
     cdef int64_t edge_capacity
     cdef int64_t edge_limit
+    cdef int64_t free_head[N_CLASSES]        # free blocks by size class, linked through the pool
+    cdef readonly int64_t free_slots
     cdef readonly long long iterations
     cdef readonly long long tree_moves       # moves made inside the tree, summed over iterations
     cdef readonly long long playout_moves
@@ -98,6 +125,8 @@ cdef class Tree:
         self.table_mask = tsize - 1
         self.table = <uint32_t*>calloc(tsize, sizeof(uint32_t))
         self.nodes = <Node*>malloc(max_nodes * sizeof(Node))
+        for i in range(N_CLASSES):
+            self.free_head[i] = -1
         self.edge_capacity = 1 << 16
         self.edge_limit = <int64_t>max_nodes * 64
         self.edges = <Edge*>malloc(self.edge_capacity * sizeof(Edge))
@@ -121,8 +150,8 @@ cdef class Tree:
                 return e - 1
             i = (i + 1) & self.table_mask
 
-    cdef int add_node(self, uint64_t key, int n_moves) noexcept:
-        if self.n_nodes >= self.max_nodes or not self.reserve(n_moves):
+    cdef int add_node(self, uint64_t key) noexcept:
+        if self.n_nodes >= self.max_nodes:
             self.full = True
             return -1
         cdef uint64_t i = mix64(key) & self.table_mask
@@ -133,11 +162,9 @@ cdef class Tree:
         self.table[i] = ni + 1
         cdef Node* nd = &self.nodes[ni]
         nd.key = key
-        nd.first = self.n_edges_used
+        nd.first = -1
         nd.n_edges = 0
-        nd.cap = n_moves
         nd.visits = 0
-        self.n_edges_used += n_moves
         return ni
 
     cdef bint reserve(self, int64_t extra) noexcept:
@@ -160,27 +187,51 @@ cdef class Tree:
         self.edge_capacity = cap
         return True
 
+    cdef int64_t alloc_block(self, int cls) noexcept:
+        """A block of size class `cls`: a freed one, else fresh from the pool."""
+        cdef int64_t b = self.free_head[cls]
+        if b >= 0:
+            self.free_head[cls] = (<int64_t>self.edges[b].avail << 32) | self.edges[b].visits
+            self.free_slots -= CLASS_SIZE[cls]
+            return b
+        if not self.reserve(CLASS_SIZE[cls]):
+            return -1
+        b = self.n_edges_used
+        self.n_edges_used += CLASS_SIZE[cls]
+        return b
+
+    cdef void free_block(self, int64_t b, int cls) noexcept:
+        self.edges[b].visits = <uint32_t>(self.free_head[cls] & 0xFFFFFFFF)
+        self.edges[b].avail = <uint32_t>(self.free_head[cls] >> 32)
+        self.free_head[cls] = b
+        self.free_slots += CLASS_SIZE[cls]
+
     cdef int insert_edge(self, int ni, int move) noexcept:
-        """Add `move` to node ni's sorted block (moving the block if it is full); its index or -1."""
-        cdef Node* nd = &self.nodes[ni]
-        cdef int64_t newcap, i
+        """Add `move` to node ni's sorted block, moving to a larger class when full; its index
+        or -1 when memory is exhausted."""
+        cdef int n = self.nodes[ni].n_edges
+        if n >= MAX_MOVES:
+            return -1
+        cdef Node* nd
+        cdef Edge* E
         cdef Edge* src
-        cdef Edge* dst
-        if nd.n_edges == nd.cap:
-            newcap = nd.cap * 2 if nd.cap > 0 else 4
-            if not self.reserve(newcap):
+        cdef int64_t b
+        cdef int i, j
+        if n == 0 or CLASS_OF[n + 1] != CLASS_OF[n]:
+            b = self.alloc_block(CLASS_OF[n + 1])
+            if b < 0:
                 self.full = True
                 return -1
             nd = &self.nodes[ni]
-            src = &self.edges[nd.first]
-            dst = &self.edges[self.n_edges_used]
-            for i in range(nd.n_edges):
-                dst[i] = src[i]
-            nd.first = self.n_edges_used
-            nd.cap = <int32_t>newcap
-            self.n_edges_used += newcap
-        cdef Edge* E = &self.edges[nd.first]
-        cdef int j = nd.n_edges
+            if n > 0:
+                src = &self.edges[nd.first]
+                for i in range(n):
+                    self.edges[b + i] = src[i]
+                self.free_block(nd.first, CLASS_OF[n])
+            nd.first = b
+        nd = &self.nodes[ni]
+        E = &self.edges[nd.first]
+        j = n
         while j > 0 and E[j - 1].move > move:
             E[j] = E[j - 1]
             j -= 1
@@ -188,11 +239,13 @@ cdef class Tree:
         E[j].visits = 0
         E[j].avail = 0
         E[j].reward_sum = 0.0
-        nd.n_edges += 1
+        nd.n_edges = n + 1
         return j
 
     cdef Edge* find_edge(self, int ni, int move) noexcept:
         cdef Node* nd = &self.nodes[ni]
+        if nd.n_edges == 0:
+            return NULL
         cdef Edge* E = &self.edges[nd.first]
         cdef int lo = 0, hi = nd.n_edges - 1, mid
         while lo <= hi:
@@ -209,8 +262,8 @@ cdef class Tree:
     cdef int select(self, int ni, int* moves, int n) noexcept:
         """Count availability of the legal moves; pick an untried one at random, else by UCB."""
         cdef Node* nd = &self.nodes[ni]
-        cdef Edge* E = &self.edges[nd.first]
         cdef int ne = nd.n_edges
+        cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
         cdef int i, j = 0, m, untried = 0, chosen = -1
         cdef double best = -1e300, v
         for i in range(n):
@@ -261,7 +314,7 @@ cdef class Tree:
             key = st.node_key(p, self.player, self.mode)
             ni = self.find_node(key)
             if ni < 0:
-                ni = self.add_node(key, n)
+                ni = self.add_node(key)
                 if ni < 0:
                     break
                 created = True
@@ -312,6 +365,8 @@ cdef class Tree:
         if ni < 0:
             return []
         cdef Node* nd = &self.nodes[ni]
+        if nd.n_edges == 0:
+            return []
         cdef Edge* E = &self.edges[nd.first]
         return [(E[i].move, E[i].visits,
                  (E[i].reward_sum / E[i].visits) if E[i].visits else 0.0, E[i].avail)
@@ -328,6 +383,7 @@ cdef class Tree:
             "bytes_per_move_stat": sizeof(Edge),
             "bytes_per_node": sizeof(Node) + 2 * sizeof(uint32_t),
             "edge_pool_slots": self.n_edges_used,
+            "free_slots": self.free_slots,
             "node_bytes": self.n_nodes * sizeof(Node) + (self.table_mask + 1) * sizeof(uint32_t),
             "edge_bytes": self.n_edges_used * sizeof(Edge),
         }

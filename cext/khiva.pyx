@@ -251,32 +251,40 @@ cdef class Khiva(GameCore):
     cdef int gen_moves(self, int* buf) noexcept:
         cdef KState* s = &self.s
         cdef int n = 0, a, b, c, d, k
-        cdef uint32_t h, rest
+        cdef uint32_t h, rest, xa, xb, xc, xd
         if s.phase == PH_CHOOSE:
             h = s.hand[s.actor]
             if not s.duel:
-                for a in range(N_CARDS):
-                    if not (h >> a) & 1:
-                        continue
-                    for c in range(N_CARDS):
-                        if c != a and (h >> c) & 1:
-                            buf[n] = MV_CHOOSE | (a << 15) | (NONE << 10) | (c << 5) | NONE
-                            n += 1
+                xa = h
+                while xa:                         # play a, give c: ascending (a, c)
+                    a = lowest_bit(xa)
+                    xa &= xa - 1
+                    xc = h & ~(1u << a)
+                    while xc:
+                        c = lowest_bit(xc)
+                        xc &= xc - 1
+                        buf[n] = MV_CHOOSE | (a << 15) | (NONE << 10) | (c << 5) | NONE
+                        n += 1
                 return n
-            for a in range(N_CARDS):
-                if not (h >> a) & 1:
-                    continue
-                for b in range(a + 1, N_CARDS):
-                    if not (h >> b) & 1:
-                        continue
+            xa = h
+            while xa:                             # play a < b, give c < d: ascending
+                a = lowest_bit(xa)
+                xa &= xa - 1
+                xb = xa
+                while xb:
+                    b = lowest_bit(xb)
+                    xb &= xb - 1
                     rest = h & ~((1u << a) | (1u << b))
-                    for c in range(N_CARDS):
-                        if not (rest >> c) & 1:
-                            continue
-                        for d in range(c + 1, N_CARDS):
-                            if (rest >> d) & 1:
-                                buf[n] = MV_CHOOSE | (a << 15) | (b << 10) | (c << 5) | d
-                                n += 1
+                    xc = rest
+                    while xc:
+                        c = lowest_bit(xc)
+                        xc &= xc - 1
+                        xd = xc
+                        while xd:
+                            d = lowest_bit(xd)
+                            xd &= xd - 1
+                            buf[n] = MV_CHOOSE | (a << 15) | (b << 10) | (c << 5) | d
+                            n += 1
             return n
         if s.phase == PH_BOOST:
             k = self.max_boost()
