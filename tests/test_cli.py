@@ -1,6 +1,7 @@
 """The caravan command line, run as a user runs it."""
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -8,8 +9,9 @@ from search.agents import parse_agent, parse_agent_list
 
 
 def caravan(*args):
+    """Run the installed command line from a neutral directory, as a user would."""
     return subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, cwd=tempfile.gettempdir())
 
 
 def test_match_prints_every_turn_and_the_final_table():
