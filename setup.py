@@ -21,10 +21,17 @@ HOT_DIRECTIVES = {
 
 
 def extensions():
-    """One extension per .pyx file in cext/, compiled with optimisation on."""
+    """One extension per .pyx file in cext/, compiled with optimisation on.
+
+    A developer may set CARAVAN_MODULES=khiva,ismcts to (re)build only those modules with
+    `python setup.py build_ext --inplace`; installs always build everything.
+    """
+    only = {m for m in os.environ.get("CARAVAN_MODULES", "").split(",") if m}
     mods = []
     for path in sorted(glob.glob(os.path.join("cext", "*.pyx"))):
         name = os.path.splitext(os.path.basename(path))[0]
+        if only and name not in only:
+            continue
         mods.append(
             Extension(
                 f"cext.{name}",

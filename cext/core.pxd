@@ -5,7 +5,7 @@ from cext.rng cimport Rng
 
 cdef enum:
     MAX_PLAYERS = 5
-    MAX_MOVES = 1024     # size of a move buffer: no position of any game has more legal moves
+    MAX_MOVES = 4096     # size of a move buffer: no position of any game has more legal moves
 
 cdef class GameCore:
     cdef readonly int n_players

@@ -12,7 +12,15 @@ KEY_MODES = {"so": KEY_SO, "mo": KEY_MO}
 
 
 cdef class GameCore:
-    """Base of every game state. Subclasses implement the cdef interface."""
+    """Base of every game state. Subclasses implement the cdef interface.
+
+    Each game also provides, in Python: a class attribute `game` (its registry name),
+    `__init__(players, seed, **options)`, `move_to_text`, `scores`, `ranking`,
+    `to_json(view=None)`, `from_json`, `render(viewer=None)`, `check_invariants` and
+    optionally `narrate` (lines for a spectator after a move).
+    """
+
+    game = "?"
 
     cdef int current(self) noexcept:
         return -1
@@ -114,6 +122,11 @@ cdef class GameCore:
 
     def move_to_text(self, int move) -> str:
         return str(move)
+
+    def narrate(self, GameCore before, int player, int move) -> list:
+        """Lines telling a spectator what `player`'s `move` did (self is the state after it,
+        `before` the state before). The default names the move."""
+        return [f"P{player} {before.move_to_text(move)}"]
 
     def parse_move(self, str text) -> int:
         """The legal move written as `text`; ValueError if it is malformed or illegal."""

@@ -173,6 +173,7 @@ cdef struct KState:
 cdef class Khiva(GameCore):
     """A Khiva position. `Khiva(players=3, seed=0)` deals a new game (2 players: duel mode)."""
     cdef KState s
+    game = "khiva"
 
     def __init__(self, int players=3, seed=0):
         if players < 2 or players > 5:

@@ -35,6 +35,29 @@ class RandomAgent(Agent):
         return self.rng.choice(state.legal_moves())
 
 
+class HeuristicAgent(Agent):
+    """The game's rule-based agent (search/heuristics/<game>.py), fed a determinization of the
+    position for its seat, so it can only use what that seat knows."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = _random.Random(seed)
+
+    def choose(self, state: GameCore) -> int:
+        from search.heuristics import heuristic_for
+
+        legal = state.legal_moves()
+        if len(legal) == 1:
+            return legal[0]
+        player = state.to_move
+        world = state.determinized(player, self.rng.getrandbits(63))
+        move = heuristic_for(state.game)(world, player, self.rng)
+        if move not in legal:
+            raise RuntimeError(f"heuristic for {state.game} chose an illegal move {move}")
+        return move
+
+
 class IsmctsAgent(Agent):
     """Information-set MCTS with an iteration and/or time budget."""
 
@@ -101,6 +124,8 @@ class AgentSpec:
     def build(self, seed: int) -> Agent:
         if self.kind == "random":
             return RandomAgent(seed)
+        if self.kind == "heuristic":
+            return HeuristicAgent(seed)
         return IsmctsAgent(seed=seed, **self.options)  # type: ignore[arg-type]
 
     def __str__(self) -> str:
@@ -109,7 +134,7 @@ class AgentSpec:
         return self.kind + ":" + ",".join(f"{k}={v}" for k, v in self.options.items())
 
 
-AGENT_KINDS = {"random": {}, "ismcts": _ISMCTS_OPTIONS}
+AGENT_KINDS = {"random": {}, "heuristic": {}, "ismcts": _ISMCTS_OPTIONS}
 
 
 def parse_agent(spec: str) -> AgentSpec:
