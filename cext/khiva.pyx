@@ -842,6 +842,40 @@ cdef class Khiva(GameCore):
             })
         return out
 
+    def narrate(self, GameCore before, int player, int move) -> list:
+        """Spectator lines: a turn's choices when they are revealed, then each camel move with
+        its reward and compensation gems, then the scores when the turn is over."""
+        cdef Khiva prev = <Khiva>before
+        lines = []
+        acts = self.last_activations()
+        done_before = 0
+        if (move & MV_KIND) == MV_CHOOSE:
+            if self.s.turn == prev.s.turn and self.s.phase == PH_CHOOSE:
+                return []                          # still hidden: nobody has revealed yet
+            d = prev.to_json()
+            choices = []
+            for p in range(self.s.n):
+                if p == player:
+                    choices.append(f"P{p} {self.move_to_text(move)}")
+                else:
+                    ps = d["player_state"][p]
+                    choices.append(f"P{p} play-" + "-".join(ps["chosen_play"]) + "-give-"
+                                   + "-".join(ps["chosen_give"]))
+            lines.append(f"turn {prev.s.turn + 1}: " + "  ".join(choices))
+        else:
+            done_before = len(prev.last_activations()) - 1
+        complete = len(acts) - (1 if self.s.phase in (PH_BOOST, PH_SHOP4) else 0)
+        for a in acts[done_before:complete]:
+            boost = f" +{a['boost']} gem boost" if a["boost"] else ""
+            line = (f"    {a['camel']:<5} camel: P{a['player']} ({a['card']}{boost}) "
+                    f"{a['from']} -> {a['to']}  {a['reward']}").rstrip()
+            if a["rejected"]:
+                line += "  [rejected: " + ", ".join(f"P{p} +1 gem" for p in a["rejected"]) + "]"
+            lines.append(line)
+        if self.s.phase in (PH_CHOOSE, PH_OVER):
+            lines.append("    scores: " + "  ".join(f"P{p} {v}" for p, v in enumerate(self.scores())))
+        return lines
+
     def to_json(self, view=None) -> dict:
         """The full state, or (view = a player) what that player knows: hidden parts left out."""
         cdef KState* s = &self.s

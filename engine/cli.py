@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import List, Optional, Sequence
 
-from engine.registry import GAMES, game_info
+from engine.registry import GAMES, all_options, game_info
 from search.agents import AgentSpec, parse_agent, parse_agent_list
 from search.match import agent_seed, play_game
 
@@ -31,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "ismcts:iterations=2000,c=0.7,random,random (default: ismcts, then random)")
     m.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
     m.add_argument("--quiet", action="store_true", help="print only the final score table")
+    for key, help_text in all_options().items():
+        m.add_argument(f"--{key}", default=None, help=help_text)
     sub.add_parser("games", help="list the games and their player counts")
     return parser
 
@@ -50,64 +52,54 @@ def resolve_seats(game: str, players: Optional[int], agents_text: Optional[str])
     return specs
 
 
+def game_options(info, args: argparse.Namespace) -> dict:
+    """The game options given on the command line, parsed by the game's own parsers."""
+    options = {}
+    for key in all_options():
+        raw = getattr(args, key, None)
+        if raw is None:
+            continue
+        if key not in info.options:
+            raise ValueError(f"--{key} does not apply to {info.title}")
+        options[key] = info.options[key][1](raw)
+    return options
+
+
 def cmd_match(args: argparse.Namespace, out) -> int:
     info = game_info(args.game)
     if args.seed < 0:
         raise ValueError(f"seed must be non-negative, not {args.seed}")
     specs = resolve_seats(args.game, args.players, args.agents)
+    options = game_options(info, args)
     agents = [spec.build(agent_seed(args.seed, seat)) for seat, spec in enumerate(specs)]
     n = len(agents)
     print(f"{info.title}, {n} players, seed {args.seed}", file=out)
     for seat, agent in enumerate(agents):
         print(f"  P{seat}: {agent.describe()}", file=out)
-    printer = _GamePrinter(out, n) if not args.quiet else None
-    record = play_game(info.name, agents, args.seed, n,
+    printer = _GamePrinter(out) if not args.quiet else None
+    record = play_game(info.name, agents, args.seed, n, options=options,
+                       before_move=printer.before_move if printer else None,
                        on_move=printer.on_move if printer else None)
-    final = printer.state if printer else None
-    _print_table(out, record, agents, final)
+    _print_table(out, record, agents)
     return 0
 
 
 class _GamePrinter:
-    """Prints a game turn by turn: the revealed choices, every camel move, the scores."""
+    """Prints a game as a spectator sees it, from each core's `narrate`."""
 
-    def __init__(self, out, n: int) -> None:
+    def __init__(self, out) -> None:
         self.out = out
-        self.n = n
-        self.turn_moves: List[str] = []
-        self.printed = 0
-        self.state = None
-        self.turn = 0
+        self.before = None
+
+    def before_move(self, state) -> None:
+        self.before = state.clone()
 
     def on_move(self, state, player: int, move: int) -> None:
-        self.state = state
-        text = state.move_to_text(move)
-        if text.startswith("play-"):
-            if not self.turn_moves:
-                self.turn = state.turn
-            self.turn_moves.append(f"P{player} {text}")
-            if len(self.turn_moves) < self.n:
-                return
-            print(f"turn {self.turn + 1}: " + "  ".join(self.turn_moves), file=self.out)
-            self.turn_moves = []
-            self.printed = 0
-        acts = state.last_activations()
-        complete = len(acts) - (1 if state.phase in ("boost", "shop4") else 0)
-        for a in acts[self.printed:complete]:
-            rejected = ", ".join(f"P{p} +1 gem" for p in a["rejected"])
-            boost = f" +{a['boost']} gem boost" if a["boost"] else ""
-            line = (f"    {a['camel']:<5} camel: P{a['player']} ({a['card']}{boost}) "
-                    f"{a['from']} -> {a['to']}  {a['reward']}")
-            if rejected:
-                line += f"  [rejected: {rejected}]"
-            print(line.rstrip(), file=self.out)
-        self.printed = max(self.printed, complete)
-        if state.phase == "choose" or state.is_terminal():
-            print("    scores: " + "  ".join(f"P{p} {s}" for p, s in enumerate(state.scores())),
-                  file=self.out)
+        for line in state.narrate(self.before, player, move):
+            print(line, file=self.out)
 
 
-def _print_table(out, record, agents, state) -> None:
+def _print_table(out, record, agents) -> None:
     print("", file=out)
     print("final scores", file=out)
     header = f"{'rank':>4}  {'seat':<4}  {'agent':<36} {'score':>5}"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Tuple
 
 from cext.core import GameCore
 
@@ -18,6 +18,8 @@ class GameInfo:
     default_players: int
     factory: Callable[..., GameCore]
     aliases: Tuple[str, ...] = field(default=())
+    # options the game takes beyond players and seed: name -> (help, parser of CLI text)
+    options: Dict[str, Tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
 
     def check_players(self, players: int) -> None:
         """ValueError unless `players` is a legal player count for this game."""
@@ -27,10 +29,10 @@ class GameInfo:
                 f"not {players}")
 
 
-def _khiva(players: int, seed: int) -> GameCore:
+def _khiva(players: int, seed: int, **options: Any) -> GameCore:
     from cext.khiva import Khiva
 
-    return Khiva(players, seed)
+    return Khiva(players, seed, **options)
 
 
 GAMES: Dict[str, GameInfo] = {
@@ -47,11 +49,28 @@ def game_info(name: str) -> GameInfo:
     raise ValueError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}")
 
 
-def new_game(name: str, players: int | None = None, seed: int = 0) -> GameCore:
-    """Deal a new game of `name` for `players` players (the game's default if None) from `seed`."""
+def new_game(name: str, players: int | None = None, seed: int = 0, **options: Any) -> GameCore:
+    """Deal a new game of `name` for `players` players (the game's default if None) from `seed`.
+
+    `options` are game-specific (e.g. `khans=["impala", "sable"]` for Khan of Khans); an
+    option the game does not take is a ValueError.
+    """
     info = game_info(name)
     n = info.default_players if players is None else players
     info.check_players(n)
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
-    return info.factory(n, seed)
+    for key in options:
+        if key not in info.options:
+            takes = ", ".join(info.options) or "none"
+            raise ValueError(f"{info.title} has no option {key!r} (options: {takes})")
+    return info.factory(n, seed, **options)
+
+
+def all_options() -> Dict[str, str]:
+    """Every game option with its help text, for the command line."""
+    out: Dict[str, str] = {}
+    for info in GAMES.values():
+        for key, (help_text, _) in info.options.items():
+            out[key] = f"{help_text} ({info.name})"
+    return out

@@ -29,18 +29,23 @@ def agent_seed(match_seed: int, seat: int) -> int:
 
 
 def play_game(game: str, agents: Sequence[Agent], seed: int, players: Optional[int] = None,
+              options: Optional[dict] = None,
+              before_move: Optional[Callable[[GameCore], None]] = None,
               on_move: Optional[Callable[[GameCore, int, int], None]] = None) -> GameRecord:
-    """Play one game of `game` dealt from `seed`, agents[i] in seat i.
+    """Play one game of `game` dealt from `seed` (with game `options`), agents[i] in seat i.
 
-    `on_move(state_after, player, move)` is called after every move (for printing).
+    `before_move(state)` and `on_move(state_after, player, move)` are called around every
+    move (for printing).
     """
     n = len(agents) if players is None else players
-    state = new_game(game, n, seed)
+    state = new_game(game, n, seed, **(options or {}))
     record = GameRecord(game, n, seed, [a.describe() for a in agents])
     while not state.is_terminal():
         p = state.to_move
         move = agents[p].choose(state)
         text = state.move_to_text(move)
+        if before_move is not None:
+            before_move(state)
         state.apply(move)
         record.moves.append(text)
         if on_move is not None:
