@@ -33,3 +33,5 @@ cdef class GameCore:
         # keep information hashes and knowledge up to date (off in random playouts)
     cdef GameCore new_empty(self)
         # a fresh state object of the same game, to copy into
+    cdef void get_scores(self, double* out) noexcept
+        # per-player raw scores (points) now; the default calls the Python scores()

@@ -54,6 +54,16 @@ cdef class GameCore:
     cdef GameCore new_empty(self):
         return type(self).__new__(type(self))
 
+    cdef void get_scores(self, double* out) noexcept:
+        cdef int i
+        try:
+            values = self.scores()
+            for i in range(self.n_players):
+                out[i] = values[i]
+        except Exception:
+            for i in range(self.n_players):
+                out[i] = 0.0
+
     # ------------------------------------------------------------------ Python API
     @property
     def to_move(self) -> int:

@@ -94,6 +94,12 @@ cdef class Tree:
     cdef int path_node[MAX_DEPTH]
     cdef int path_move[MAX_DEPTH]
     cdef int path_player[MAX_DEPTH]
+    cdef int n_root_moves
+    cdef int root_moves[MAX_MOVES]           # the searcher's legal moves at the root, ascending
+    cdef double root_score_sum[MAX_MOVES]    # the searcher's final score summed per root move
+    cdef double root_win_sum[MAX_MOVES]      # and its win share
+    cdef bint track_scores
+    cdef public bint stop_requested          # set from another thread: run() returns soon
 
     def __cinit__(self):
         self.nodes = NULL
@@ -101,7 +107,7 @@ cdef class Tree:
         self.edges = NULL
 
     def __init__(self, GameCore root, int player, seed, double c=0.7, str mode="so",
-                 int max_nodes=200000):
+                 int max_nodes=200000, bint track_scores=True):
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")
         if root.current() != player:
@@ -114,6 +120,11 @@ cdef class Tree:
             raise ValueError(f"max_nodes must be between 1 and 50,000,000, not {max_nodes}")
         self.root = root.clone()
         self.scratch = root.new_empty()
+        self.n_root_moves = self.root.gen_moves(self.root_moves)
+        for i in range(self.n_root_moves):
+            self.root_score_sum[i] = 0.0
+            self.root_win_sum[i] = 0.0
+        self.track_scores = track_scores
         self.player = player
         self.mode = KEY_SO if mode == "so" else KEY_MO
         self.c = c
@@ -299,6 +310,7 @@ cdef class Tree:
         cdef uint64_t key
         cdef bint created = False
         cdef double reward[MAX_PLAYERS]
+        cdef double scores[MAX_PLAYERS]
         cdef Edge* e
         self.root.copy_to(st)
         st.set_tracking(True)
@@ -308,7 +320,7 @@ cdef class Tree:
             if p < 0:
                 break
             n = st.gen_moves(self.buf)
-            if n == 1:                        # forced: no decision, no node
+            if n == 1 and depth > 0:          # forced below the root: no decision, no node
                 st.do_move(self.buf[0])
                 continue
             key = st.node_key(p, self.player, self.mode)
@@ -335,6 +347,12 @@ cdef class Tree:
             st.do_move(st.random_move(&self.rng))
             self.playout_moves += 1
         st.get_rewards(reward)
+        if self.track_scores and depth > 0 and self.path_player[0] == self.player:
+            st.get_scores(scores)
+            d = self.root_index(self.path_move[0])
+            if d >= 0:
+                self.root_score_sum[d] += scores[self.player]
+                self.root_win_sum[d] += reward[self.player]
         for d in range(depth):
             ni = self.path_node[d]
             self.nodes[ni].visits += 1
@@ -344,6 +362,18 @@ cdef class Tree:
                 e.reward_sum += <float>reward[self.path_player[d]]
         self.iterations += 1
 
+    cdef int root_index(self, int move) noexcept:
+        cdef int lo = 0, hi = self.n_root_moves - 1, mid
+        while lo <= hi:
+            mid = (lo + hi) >> 1
+            if self.root_moves[mid] == move:
+                return mid
+            if self.root_moves[mid] < move:
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        return -1
+
     def run(self, long long iterations=0, double seconds=0.0) -> int:
         """Run until `iterations` more iterations or `seconds` of wall time (whichever is set
         and comes first); returns the number of iterations run."""
@@ -351,12 +381,20 @@ cdef class Tree:
             raise ValueError("give a budget: iterations > 0 or seconds > 0")
         cdef long long done = 0
         cdef double deadline = now_seconds() + seconds if seconds > 0.0 else 0.0
+        self.stop_requested = False
         while iterations <= 0 or done < iterations:
             self.iterate()
             done += 1
-            if deadline > 0.0 and (done & 15) == 0 and now_seconds() >= deadline:
-                break
+            if (done & 15) == 0:
+                if self.stop_requested or (deadline > 0.0 and now_seconds() >= deadline):
+                    break
         return done
+
+    def root_outcomes(self) -> dict:
+        """{move: (sum of the searcher's final scores, sum of its win shares)} over the
+        iterations that started with that root move."""
+        return {self.root_moves[i]: (self.root_score_sum[i], self.root_win_sum[i])
+                for i in range(self.n_root_moves)}
 
     def root_stats(self) -> list:
         """[(move, visits, mean reward, availability)] for the searching player's root moves."""

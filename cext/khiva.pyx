@@ -604,6 +604,11 @@ cdef class Khiva(GameCore):
         """Score, then most teapot tokens, then the highest salt bag."""
         return (<long long>self.score(p) * 100 + self.s.teapot_count[p]) * 100 + self.s.salt_best[p]
 
+    cdef void get_scores(self, double* out) noexcept:
+        cdef int p
+        for p in range(self.s.n):
+            out[p] = self.score(p)
+
     cdef void get_rewards(self, double* out) noexcept:
         cdef int p, winners = 0
         cdef long long best = -1, k
@@ -932,8 +937,11 @@ cdef class Khiva(GameCore):
                 if w & places != places:
                     known[card_text(c)] = [("aside" if q == ASIDE_LOC else q)
                                            for q in range(6) if w >> q & 1 and (q == ASIDE_LOC or q < s.n)]
+            del out["seed"]                        # the deal seed would give away every card
             out["view"] = view
             out["card_whereabouts"] = known
+            # public by counting: what is left in the face-down teapot pile
+            out["teapot_pile_contents"] = sorted(int(s.teapots[i]) for i in range(s.n_teapots))
         return out
 
     def render(self, viewer=None) -> str:
@@ -952,6 +960,32 @@ cdef class Khiva(GameCore):
                          f"{' '.join(ps['carpets_held']) or '-'} / delivered "
                          f"{' '.join(ps['carpets_delivered']) or '-'}  hand: {hand}")
         return "\n".join(lines)
+
+    @classmethod
+    def from_view(cls, v: dict) -> "Khiva":
+        """A full state consistent with one seat's view (to_json(view=seat)), for searching as
+        that seat: hidden cards are placed in a fixed order that respects what the seat knows
+        (the search redraws them anyway). ValueError if the view is malformed or impossible."""
+        return khiva_from_view(cls, v)
+
+    cdef void adopt_view(self, int o, dict whereabouts, uint64_t public, uint64_t private) except *:
+        """Knowledge and information hashes of seat o as given by a view (no history)."""
+        cdef KState* s = &self.s
+        cdef int a, c
+        for a in range(s.n):
+            for c in range(N_CARDS):
+                s.where[a][c] = self.all_places(a)
+        for card, places in whereabouts.items():
+            m = 0
+            for q in places:
+                m |= 1 << (ASIDE_LOC if q == "aside" else q)
+            s.where[o][parse_card(card)] = m
+        ih_reset(&s.ih, <uint64_t>s.n)
+        s.ih.public = public
+        for a in range(s.n):
+            for c in range(s.n):
+                s.ih.pair[a][c] = mix64(public + <uint64_t>(a * 7 + c * 13 + 1))
+        s.ih.pair[o][o] = private
 
     @classmethod
     def from_json(cls, d: dict) -> "Khiva":
@@ -1108,6 +1142,91 @@ def reward_text(int kind, int value) -> str:
     if kind == 4:
         return f"teapot {value}" if value else "outpost (no teapot)"
     return ""
+
+def _stable_hash(obj) -> int:
+    """A 64-bit hash of a JSON-able value that is the same in every process."""
+    import hashlib, json
+    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+
+
+def _place_unknown(cards, capacity, allowed):
+    """Assign each card to a place with room, respecting allowed[card] (backtracking)."""
+    order = sorted(cards, key=lambda c: (len(allowed[c]), c))
+    room = dict(capacity)
+    out = {}
+
+    def go(i):
+        if i == len(order):
+            return True
+        c = order[i]
+        for place in allowed[c]:
+            if room.get(place, 0) > 0:
+                room[place] -= 1
+                out[c] = place
+                if go(i + 1):
+                    return True
+                room[place] += 1
+        return False
+    if not go(0):
+        raise ValueError("the view is impossible: no placement of the hidden cards fits it")
+    return out
+
+
+def khiva_from_view(cls, v):
+    import copy
+    try:
+        if v.get("game") != "khiva":
+            raise ValueError("not a Khiva view")
+        o = v["view"]
+        n = v["players"]
+        if not isinstance(o, int) or not 0 <= o < n:
+            raise ValueError(f"bad view seat {o!r}")
+        d = copy.deepcopy(v)
+        me = d["player_state"][o]
+        mine = set(me["hand"]) | set(me["chosen_play"]) | set(me["chosen_give"])
+        public = set(d["discard"]) | set(d["aside_up"])
+        unknown = [card_text(c) for c in range(N_CARDS)
+                   if card_text(c) not in mine and card_text(c) not in public]
+        capacity = {"aside": d["aside_down_count"]}
+        for p, ps in enumerate(d["player_state"]):
+            if p != o:
+                k = ps["hand_size"] + (2 * (2 if n == 2 else 1) if ps["has_chosen"] else 0)
+                capacity[p] = k
+        if sum(capacity.values()) != len(unknown):
+            raise ValueError("hand sizes and set-aside count do not add up to the unseen cards")
+        everywhere = [p for p in range(n) if p != o] + ["aside"]
+        allowed = {c: d["card_whereabouts"].get(c, everywhere) for c in unknown}
+        placed = _place_unknown(unknown, capacity, allowed)
+        per_turn = 2 if n == 2 else 1
+        for p, ps in enumerate(d["player_state"]):
+            if p == o:
+                continue
+            held = sorted((c for c in unknown if placed[c] == p), key=parse_card)
+            if ps["has_chosen"]:
+                ps["chosen_play"], ps["chosen_give"] = held[:per_turn], held[per_turn:2 * per_turn]
+                held = held[2 * per_turn:]
+            else:
+                ps["chosen_play"], ps["chosen_give"] = [], []
+            ps["hand"] = held
+        d["aside_down"] = sorted((c for c in unknown if placed[c] == "aside"), key=parse_card)
+        d["teapot_pile"] = list(d["teapot_pile_contents"])
+        taken = set()
+        for ps in d["player_state"]:
+            taken |= set(ps["carpets_held"]) | set(ps["carpets_delivered"])
+        d["carpet_pile"] = [carpet_text(c) for c in range(N_CARPETS) if carpet_text(c) not in taken]
+        if len(d["carpet_pile"]) != d["carpet_pile_count"] or \
+                len(d["teapot_pile"]) != d["teapot_pile_count"]:
+            raise ValueError("pile counts do not match what is left")
+        st = khiva_from_json(cls, d)
+        private = {k: me[k] for k in ("hand", "chosen_play", "chosen_give")}
+        (<Khiva>st).adopt_view(o, d["card_whereabouts"], _stable_hash(
+            {k: x for k, x in v.items() if k not in ("card_whereabouts", "view")}),
+            _stable_hash([private, v["card_whereabouts"]]))
+    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        raise ValueError(f"malformed Khiva view: {e!r}") from None
+    return st
+
 
 def khiva_from_json(cls, d):
     try:

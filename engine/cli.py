@@ -34,6 +34,19 @@ def build_parser() -> argparse.ArgumentParser:
     for key, help_text in all_options().items():
         m.add_argument(f"--{key}", default=None, help=help_text)
     sub.add_parser("games", help="list the games and their player counts")
+    sub.add_parser("uci", help="speak the UCI-style protocol on stdin/stdout (docs/protocol.md)")
+    h = sub.add_parser("hint", help="rank the moves of the seat to move, with win-probability bars")
+    h.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    h.add_argument("--players", type=int, default=None, help="number of players (seed form)")
+    h.add_argument("--seed", type=int, default=0, help="deal seed (seed form)")
+    h.add_argument("--moves", default="", help="moves played since the deal, space-separated")
+    h.add_argument("--view", default=None,
+                   help="the position as one seat knows it: a JSON file, or JSON text")
+    h.add_argument("--iterations", type=int, default=None, help="search iterations (default 2000)")
+    h.add_argument("--time", type=float, default=None, help="search seconds")
+    h.add_argument("--top", type=int, default=5, help="how many moves to show (default 5)")
+    h.add_argument("--search-seed", type=int, default=0, help="seed of the search")
+    h.add_argument("--mode", choices=("so", "mo"), default="so", help="node keying")
     return parser
 
 
@@ -115,6 +128,54 @@ def _print_table(out, record, agents) -> None:
         print("shared win: " + ", ".join(f"P{p}" for p in winners), file=out)
 
 
+def cmd_hint(args: argparse.Namespace, out) -> int:
+    from search.suggest import Budget, suggest
+
+    info = game_info(args.game)
+    if args.view is not None:
+        if args.players is not None or args.moves:
+            raise ValueError("give either --view or --players/--seed/--moves, not both")
+        text = args.view
+        if not text.lstrip().startswith("{"):
+            try:
+                with open(text, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as e:
+                raise ValueError(f"cannot read the view file {args.view}: {e.strerror}") from None
+        position = text
+        import json
+        try:
+            if json.loads(text).get("game") != info.name:
+                raise ValueError(f"the view is not a {info.title} view")
+        except (json.JSONDecodeError, AttributeError):
+            raise ValueError("the view is not a JSON object") from None
+    else:
+        from engine.protocol import Engine, ProtocolError
+
+        words = ["players", str(args.players or info.default_players), "seed", str(args.seed)]
+        words += ["moves"] + args.moves.split() if args.moves.strip() else []
+        try:
+            position = Engine.position_from_seed(info, words)
+        except ProtocolError as e:
+            raise ValueError(str(e)) from None
+    if args.iterations is not None and args.iterations <= 0:
+        raise ValueError("--iterations must be positive")
+    if args.time is not None and args.time <= 0:
+        raise ValueError("--time must be positive")
+    if args.top < 1:
+        raise ValueError("--top must be positive")
+    budget = Budget(args.iterations or (0 if args.time else 2000), args.time or 0.0)
+    sug = suggest(position, budget, args.top, seed=args.search_seed, mode=args.mode)
+    print(f"{info.title}: hints for P{sug.player} ({sug.iterations:,} iterations in "
+          f"{sug.seconds:.2f} s)", file=out)
+    width = max(len(m.text) for m in sug.moves)
+    for m in sug.moves:
+        bar = "#" * round(m.win_probability * 20)
+        print(f"{m.rank:>2}. {m.text:<{width}}  {bar:<20} {m.win_probability:6.1%} win  "
+              f"score {m.expected_score:6.1f}  visits {m.visits:,}", file=out)
+    return 0
+
+
 def cmd_games(out) -> int:
     for info in GAMES.values():
         print(f"{info.name:<10} {info.title:<14} {info.min_players}-{info.max_players} players",
@@ -130,6 +191,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_match(args, sys.stdout)
         if args.command == "games":
             return cmd_games(sys.stdout)
+        if args.command == "uci":
+            from engine.protocol import main as uci_main
+
+            return uci_main()
+        if args.command == "hint":
+            return cmd_hint(args, sys.stdout)
         parser.print_help()
         return 2
     except (UsageError, ValueError) as e:

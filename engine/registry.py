@@ -20,6 +20,8 @@ class GameInfo:
     aliases: Tuple[str, ...] = field(default=())
     # options the game takes beyond players and seed: name -> (help, parser of CLI text)
     options: Dict[str, Tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
+    # the core's class (imported on first use), for from_json / from_view
+    core_class: Callable[[], type] = field(default=lambda: GameCore)
 
     def check_players(self, players: int) -> None:
         """ValueError unless `players` is a legal player count for this game."""
@@ -35,8 +37,14 @@ def _khiva(players: int, seed: int, **options: Any) -> GameCore:
     return Khiva(players, seed, **options)
 
 
+def _khiva_class() -> type:
+    from cext.khiva import Khiva
+
+    return Khiva
+
+
 GAMES: Dict[str, GameInfo] = {
-    "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _khiva),
+    "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _khiva, core_class=_khiva_class),
 }
 
 
@@ -74,3 +82,18 @@ def all_options() -> Dict[str, str]:
         for key, (help_text, _) in info.options.items():
             out[key] = f"{help_text} ({info.name})"
     return out
+
+
+def from_view(view: dict) -> GameCore:
+    """A state to search from, built from one seat's view (see docs/protocol.md).
+
+    The view names its game ("game") and seat ("view"); ValueError if it is malformed or
+    impossible.
+    """
+    if not isinstance(view, dict):
+        raise ValueError("a view is a JSON object")
+    info = game_info(str(view.get("game", "")))
+    cls = info.core_class()
+    if not hasattr(cls, "from_view"):
+        raise ValueError(f"{info.title} cannot be set up from a view yet")
+    return cls.from_view(view)
