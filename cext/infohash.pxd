@@ -8,6 +8,8 @@
 # searched for observer o, is keyed by
 #   so mode:  public + pair[p][o]   (what p and o both saw; p == o gives o's information set)
 #   mo mode:  public + pair[p][p]   (p's full information set)
+#   full:     public + every pair[q][q]  (the whole state: perfect-information search, used
+#             by the pimc and cheat agents on a state that is not resampled)
 from libc.stdint cimport uint64_t, uint32_t
 from cext.rng cimport mix64
 
@@ -15,6 +17,7 @@ cdef enum:
     IH_MAX = 5
     KEY_SO = 0
     KEY_MO = 1
+    KEY_FULL = 2
 
 cdef struct InfoHash:
     uint64_t public
@@ -47,7 +50,12 @@ cdef inline void ih_private(InfoHash* h, uint32_t seers, uint64_t event) noexcep
 cdef inline uint64_t ih_key(InfoHash* h, int player, int observer, int mode) noexcept nogil:
     """Node key for `player` deciding, in a search run for `observer`."""
     cdef uint64_t x
-    if mode == KEY_MO or player == observer:
+    cdef int q
+    if mode == KEY_FULL:
+        x = 0
+        for q in range(IH_MAX):
+            x = mix64(x ^ h.pair[q][q])
+    elif mode == KEY_MO or player == observer:
         x = h.pair[player][player]
     else:
         x = h.pair[player][observer]

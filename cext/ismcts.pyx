@@ -20,7 +20,7 @@ from libc.math cimport log, sqrt
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cext.core cimport GameCore, MAX_MOVES, MAX_PLAYERS
 from cext.rng cimport Rng, rng_seed, rng_below, mix64
-from cext.infohash cimport KEY_SO, KEY_MO
+from cext.infohash cimport KEY_SO, KEY_MO, KEY_FULL
 
 cdef enum:
     MAX_DEPTH = 1024
@@ -99,6 +99,7 @@ cdef class Tree:
     cdef double root_score_sum[MAX_MOVES]    # the searcher's final score summed per root move
     cdef double root_win_sum[MAX_MOVES]      # and its win share
     cdef bint track_scores
+    cdef readonly bint resample               # determinize the root each iteration (ISMCTS)
     cdef public bint stop_requested          # set from another thread: run() returns soon
 
     def __cinit__(self):
@@ -107,12 +108,12 @@ cdef class Tree:
         self.edges = NULL
 
     def __init__(self, GameCore root, int player, seed, double c=0.7, str mode="so",
-                 int max_nodes=200000, bint track_scores=True):
+                 int max_nodes=200000, bint track_scores=True, bint resample=True):
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")
         if root.current() != player:
             raise ValueError(f"player {player} is not to move (player {root.current()} is)")
-        if mode not in ("so", "mo"):
+        if mode not in ("so", "mo", "full"):
             raise ValueError(f"unknown keying mode {mode!r}: use 'so' or 'mo'")
         if not c >= 0.0:
             raise ValueError(f"exploration constant must be >= 0, not {c}")
@@ -126,7 +127,8 @@ cdef class Tree:
             self.root_win_sum[i] = 0.0
         self.track_scores = track_scores
         self.player = player
-        self.mode = KEY_SO if mode == "so" else KEY_MO
+        self.mode = {"so": KEY_SO, "mo": KEY_MO, "full": KEY_FULL}[mode]
+        self.resample = resample
         self.c = c
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         self.max_nodes = max_nodes
@@ -314,7 +316,8 @@ cdef class Tree:
         cdef Edge* e
         self.root.copy_to(st)
         st.set_tracking(True)
-        st.resample(self.player, &self.rng)
+        if self.resample:
+            st.resample(self.player, &self.rng)
         while depth < MAX_DEPTH:
             p = st.current()
             if p < 0:

@@ -43,8 +43,27 @@ def _khiva_class() -> type:
     return Khiva
 
 
+def _core(module: str, name: str) -> Callable[[], type]:
+    """A loader of the core class `name` in cext.`module`, imported on first use."""
+    def load() -> type:
+        import importlib
+
+        return getattr(importlib.import_module(f"cext.{module}"), name)
+    return load
+
+
+def _factory(load: Callable[[], type]) -> Callable[..., GameCore]:
+    def make(players: int, seed: int, **options: Any) -> GameCore:
+        return load()(players, seed, **options)
+    return make
+
+
+_TASCHKENT = _core("taschkent", "Taschkent")
+
 GAMES: Dict[str, GameInfo] = {
     "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _khiva, core_class=_khiva_class),
+    "taschkent": GameInfo("taschkent", "Taschkent", 2, 4, 3, _factory(_TASCHKENT),
+                          core_class=_TASCHKENT),
 }
 
 

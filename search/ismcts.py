@@ -54,8 +54,10 @@ class SearchResult:
 
 
 def make_tree(state: GameCore, player: int, seed: int, c: float, mode: str,
-              max_nodes: int) -> Tree:
-    return Tree(state, player, seed, c, mode, max_nodes)
+              max_nodes: int, determinize: bool = True) -> Tree:
+    """A search tree; with determinize=False the root state is searched as it is (perfect
+    information: only for a state that is already a sample, or for the cheat agent)."""
+    return Tree(state, player, seed, c, mode, max_nodes, True, determinize)
 
 
 def run_tree(tree: Tree, iterations: int, seconds: float, stop: Optional[threading.Event],
@@ -101,7 +103,7 @@ def search(state: GameCore, *, player: Optional[int] = None, iterations: int = 0
            seconds: float = 0.0, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
            max_nodes: int = DEFAULT_MAX_NODES, stop: Optional[threading.Event] = None,
            progress: Optional[Callable[[Tree, float], None]] = None,
-           progress_every: float = 1.0) -> SearchResult:
+           progress_every: float = 1.0, determinize: bool = True) -> SearchResult:
     """Search `state` for the player to move, seeing only that player's information.
 
     The budget is `iterations`, `seconds` of wall time, or both (whichever ends first); with
@@ -121,6 +123,6 @@ def search(state: GameCore, *, player: Optional[int] = None, iterations: int = 0
         player = to_move
     if player != to_move:
         raise ValueError(f"player {player} is not to move (player {to_move} is)")
-    tree = make_tree(state, player, seed, c, mode, max_nodes)
+    tree = make_tree(state, player, seed, c, mode, max_nodes, determinize)
     elapsed = run_tree(tree, iterations, seconds, stop, progress, progress_every)
     return collect(state, tree, elapsed)

@@ -1,0 +1,63 @@
+"""Rule-based Taschkent agent: a one-move lookahead with a hand-written evaluation.
+
+Every legal move is tried on a copy of the world (a determinization for `player`, so nothing
+hidden from the player is used) and the position after it is scored from the player's side:
+
+- trading cards at their set value (the score of the game), Tugrik, and a penalty for being
+  the poorest (the poorest are out at the end, except with 2 players);
+- goods that a trading post can sell soon are worth more than goods without a post, and posts
+  without goods little;
+- action cards in hand (3/5 at its end value of 5) and posts in hand are small assets.
+
+Trade connections and hut moves are left to the evaluation too, so the agent rarely buys a
+connection. Ties are broken at random with `rng`.
+"""
+from __future__ import annotations
+
+from cext.taschkent import card_set_points
+
+GOODS = ("iron", "jade", "indigo")
+
+
+def _value(d: dict, p: int) -> float:
+    me = d["player_state"][p]
+    n = d["players"]
+    cards = me["trading_cards"]
+    points = card_set_points(cards["silk"], cards["china"], cards["spices"])
+    ac = me.get("action_cards", {})
+    tug = me["tugrik"] + 5 * ac.get("35", 0)
+    goods = sum(me["goods"].values())
+    posts = sum(me["posts"]) - sum(me["kept"])
+    sellable = min(goods, posts)
+    v = 2.2 * points + 0.55 * tug
+    v += 5.0 * sellable + 1.2 * (goods - sellable) + 0.6 * (posts - sellable)
+    v += 0.25 * me["supply"] + 1.0 * (me["action_card_count"] - ac.get("35", 0))
+    if n > 2:
+        others = [q["tugrik"] for i, q in enumerate(d["player_state"]) if i != p]
+        if tug <= min(others):
+            v -= 4.0 + 0.5 * (min(others) - tug)
+    return v
+
+
+def choose(world, player: int, rng) -> int:
+    """The move whose resulting position evaluates best for `player`."""
+    legal = world.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    best, best_v = [], None
+    for m in legal:
+        text = world.move_to_text(m)
+        if "-link-" in text:                 # trade connections: only rarely worth it
+            bonus = -1.5
+        else:
+            bonus = 0.0
+        c = world.clone()
+        c.apply(m)
+        v = _value(c.to_json(), player) + bonus
+        if text.startswith("sell-"):
+            v += 0.5                         # selling beats passing at equal value
+        if best_v is None or v > best_v + 1e-9:
+            best, best_v = [m], v
+        elif abs(v - best_v) <= 1e-9:
+            best.append(m)
+    return rng.choice(best)

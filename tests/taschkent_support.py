@@ -1,0 +1,158 @@
+"""Helpers to build Taschkent positions for tests: to_json -> edit the dict -> from_json.
+
+Every helper moves components from one place to another, so a position built with them
+conserves every good, post, hut and card (from_json checks that).
+"""
+from __future__ import annotations
+
+import copy
+from typing import List
+
+from cext.taschkent import Taschkent
+
+CAMELS_OF = {"iron": ["iron"], "jade": ["jade"], "indigo": ["indigo1", "indigo2"]}
+FIELDS = ["outside", "horses", "cards", "iron", "indigo1", "jade", "carriage", "indigo2", "kalmyk"]
+
+
+def fresh(players: int = 3, seed: int = 0) -> dict:
+    """The opening position as a full-state dict."""
+    return copy.deepcopy(Taschkent(players, seed).to_json())
+
+
+def build(d: dict) -> Taschkent:
+    return Taschkent.from_json(d)
+
+
+def ps(d: dict, p: int) -> dict:
+    return d["player_state"][p]
+
+
+def hut(d: dict, name: str) -> dict:
+    return next(h for h in d["huts"] if h["id"] == name)
+
+
+def clear_goods_from_huts(d: dict) -> None:
+    """Return the set-up goods on the huts to their camels (an empty map)."""
+    for h in d["huts"]:
+        for g in h["goods"]:
+            d["camels"][CAMELS_OF[g][0]] += 1
+        h["goods"] = []
+
+
+def hut_to(d: dict, name: str, at: str) -> None:
+    hut(d, name)["at"] = at
+
+
+def neutral_to(d: dict, region: int) -> str:
+    """Put a neutral hut from the supply into region (1-based); returns its name."""
+    h = next(h for h in d["huts"] if h["id"].startswith("N") and h["at"] == "supply")
+    h["at"] = f"R{region}"
+    return h["id"]
+
+
+def good_on_hut(d: dict, name: str, good: str) -> None:
+    """Take a good from its camel and put it on the hut."""
+    take_from_camel(d, good)
+    hut(d, name)["goods"].append(good)
+
+
+def take_from_camel(d: dict, good: str) -> None:
+    for c in CAMELS_OF[good]:
+        if d["camels"][c] > 0:
+            d["camels"][c] -= 1
+            return
+    raise ValueError(f"no {good} left on the camels")
+
+
+def give_goods(d: dict, p: int, good: str, k: int = 1) -> None:
+    for _ in range(k):
+        take_from_camel(d, good)
+        ps(d, p)["goods"][good] += 1
+
+
+def add_posts(d: dict, p: int, region: int, k: int = 1) -> None:
+    """k of p's trading posts into region (1-based), from the cart first, then the supply."""
+    s = ps(d, p)
+    for _ in range(k):
+        if s["storage"] > 0:
+            s["storage"] -= 1
+        else:
+            s["supply"] -= 1
+        s["posts"][region - 1] += 1
+
+
+def set_supply(d: dict, p: int, k: int) -> None:
+    """p holds k posts in hand (the rest of its unplaced posts on the cart)."""
+    s = ps(d, p)
+    total = s["supply"] + s["storage"]
+    assert k <= total
+    s["supply"], s["storage"] = k, total - k
+
+
+def give_action(d: dict, p: int, card: str) -> None:
+    """Move one action card of type `card` from the pile to p's hand."""
+    d["action_pile"].remove(card)
+    d["action_pile_count"] -= 1
+    ac = ps(d, p).setdefault("action_cards", {})
+    ac[card] = ac.get(card, 0) + 1
+    ps(d, p)["action_card_count"] += 1
+
+
+def pile_top(d: dict, card: str) -> None:
+    """Put an action card of type `card` on top of the pile."""
+    d["action_pile"].remove(card)
+    d["action_pile"].append(card)
+
+
+def give_trading(d: dict, p, cards: List[str]) -> None:
+    """Move trading cards from the face-down pile to p's cards (p = "virtual" for the virtual player)."""
+    for c in cards:
+        d["trading_pile"].remove(c)
+        d["trading_pile_count"] -= 1
+        if p == "virtual":
+            d["virtual_cards"][c] += 1
+        else:
+            ps(d, p)["trading_cards"][c] += 1
+
+
+def set_display(d: dict, cards: List[str]) -> None:
+    """The face-up row becomes `cards` (left first); the old row goes back to the pile."""
+    d["trading_pile"] += d["trading_display"]
+    for c in cards:
+        d["trading_pile"].remove(c)
+    d["trading_display"] = list(cards)
+    d["trading_pile_count"] = len(d["trading_pile"])
+
+
+def turn_of(d: dict, p: int, phase: str = "action") -> None:
+    d["to_move"] = p
+    d["phase"] = phase
+    d["turn_no"] = (p - d["start_player"]) % d["players"]
+
+
+def last_turn_of_round(d: dict, round_: int = 4) -> None:
+    """The last seat of the action round is about to skip its second move."""
+    n = d["players"]
+    d["round"] = round_
+    turn_of(d, (d["start_player"] + n - 1) % n, "move2")
+    if round_ >= 2:
+        for h in d["huts"]:
+            if h["at"] == "track2":
+                h["at"] = "kalmyk"
+    if round_ >= 4:
+        for h in d["huts"]:
+            if h["at"] == "track4":
+                h["at"] = "kalmyk"
+
+
+def play(g: Taschkent, *texts: str) -> None:
+    for t in texts:
+        g.apply(g.parse_move(t))
+
+
+def texts(g: Taschkent) -> List[str]:
+    return [g.move_to_text(m) for m in g.legal_moves()]
+
+
+def state(g: Taschkent) -> dict:
+    return g.to_json()

@@ -1,0 +1,158 @@
+"""Taschkent information: determinization respects what the observer saw, and only that.
+
+Hidden: the action cards in other players' hands, the order of the action pile, the cards the
+virtual player removed face down, the order of the trading-card pile and future die rolls.
+Everything else (Tugrik, trading cards, goods) follows from public events and stays put.
+"""
+import random
+from collections import Counter
+
+import pytest
+
+from cext.taschkent import Taschkent
+from taschkent_support import build, fresh, give_action, play, ps
+
+
+def advance(g, moves, seed=0):
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if g.is_terminal():
+            break
+        g.apply(rng.choice(g.legal_moves()))
+    return g
+
+
+def positions():
+    out = []
+    for n in (2, 3, 4):
+        for k in (0, 3, 11, 25, 40, 70):
+            out.append(advance(Taschkent(n, 300 + n * 7 + k), k, seed=k))
+    return [g for g in out if not g.is_terminal()]
+
+
+def pid(g):
+    return f"{g.n_players}p-c{g.trading_rounds}-r{g.round}-{g.phase}-t{g.turns}"
+
+
+@pytest.mark.parametrize("g", positions(), ids=pid)
+def test_the_observers_view_and_keys_are_unchanged(g):
+    for o in range(g.n_players):
+        for seed in range(5):
+            d = g.determinized(o, seed)
+            d.check_invariants()
+            assert d.to_json(view=o) == g.to_json(view=o)
+            for mode in ("so", "mo"):
+                assert d.info_key(o, o, mode) == g.info_key(o, o, mode)
+            for a in range(g.n_players):
+                assert d.info_key(a, o, "so") == g.info_key(a, o, "so")
+
+
+@pytest.mark.parametrize("g", positions(), ids=pid)
+def test_a_sample_depends_only_on_the_observers_information(g):
+    for o in range(g.n_players):
+        other = g.determinized(o, 12345)
+        for seed in (1, 2):
+            assert g.determinized(o, seed).to_json() == other.determinized(o, seed).to_json()
+
+
+def hidden_position():
+    """P1 holds 3 action cards, P2 holds 1, P0 holds removal and 35 (known to P0)."""
+    d = fresh(3, 4)
+    for c in ("activity", "cameleer", "shortage"):
+        give_action(d, 1, c)
+    give_action(d, 2, "caravan")
+    give_action(d, 0, "removal")
+    give_action(d, 0, "35")
+    d["played_cards"] = {"activity": 1}
+    d["action_pile"].remove("activity")
+    d["action_pile_count"] -= 1
+    return build(d)
+
+
+def test_hidden_action_cards_really_vary_and_are_uniform():
+    g = hidden_position()
+    truth = g.to_json()
+    # unknown to P0: 12 - 2 own - 1 played = 9 cards: activity 1, removal 1, cameleer 2,
+    # caravan 2, shortage 2, 35 1, dealt 3 to P1, 1 to P2, 5 to the pile
+    unknown = {"removal": 1, "cameleer": 2, "caravan": 2, "shortage": 2, "35": 1, "activity": 1}
+    n = 4000
+    in_p1 = Counter()
+    hands = set()
+    for seed in range(n):
+        d = g.determinized(0, seed).to_json()
+        h = d["player_state"][1]["action_cards"]
+        hands.add(tuple(sorted(h.items())))
+        in_p1.update(h)
+        assert sum(h.values()) == 3 and sum(d["player_state"][2]["action_cards"].values()) == 1
+        assert d["player_state"][0]["action_cards"] == truth["player_state"][0]["action_cards"]
+        assert d["played_cards"] == truth["played_cards"]
+    assert len(hands) > 10
+    for card, k in unknown.items():
+        assert abs(in_p1[card] / n - 3 * k / 9) < 0.04, card
+
+
+def test_known_things_stay_put():
+    g = advance(Taschkent(3, 77), 60, seed=5)
+    truth = g.to_json()
+    for o in range(3):
+        for seed in range(20):
+            d = g.determinized(o, seed).to_json()
+            for p in range(3):
+                a, b = d["player_state"][p], truth["player_state"][p]
+                for k in ("tugrik", "goods", "posts", "supply", "storage", "trading_cards",
+                          "cameleer", "hut", "action_card_count"):
+                    assert a[k] == b[k], k
+            for k in ("huts", "camels", "connections", "trading_display", "played_cards",
+                      "action_pile_count", "round", "start_player", "marker"):
+                assert d[k] == truth[k], k
+            assert sorted(d["trading_pile"]) == sorted(truth["trading_pile"])
+
+
+def test_piles_keep_their_contents_and_lose_their_order():
+    g = advance(Taschkent(4, 12), 10, seed=2)
+    t = g.to_json()
+    orders = set()
+    for seed in range(50):
+        d = g.determinized(1, seed).to_json()
+        assert sorted(d["trading_pile"]) == sorted(t["trading_pile"])
+        orders.add((tuple(d["trading_pile"]), tuple(d["action_pile"])))
+    assert len(orders) > 45
+
+
+def test_sampled_future_dice_differ():
+    g = Taschkent(3, 5)
+    futures = set()
+    for seed in range(40):
+        d = g.determinized(0, seed)
+        while d.trading_rounds == 0 and not d.is_terminal():
+            d.apply(d.parse_move("tugrik") if d.phase == "action" else d.legal_moves()[0])
+        futures.add(d.to_json()["round"] if d.trading_rounds == 0 else -1)
+        futures.add(tuple(d.last_events()))
+    assert len(futures) > 2
+
+
+def test_a_drawn_card_is_private_and_a_played_card_public():
+    g = Taschkent(3, 8)
+    k0 = [g.info_key(p) for p in range(3)]
+    play(g, "move-cards")
+    drawn = list(g.to_json()["player_state"][0]["action_cards"])[0]
+    # the others' samples of P0's card vary; P0's own does not
+    seen = Counter(list(g.determinized(1, s).to_json()["player_state"][0]["action_cards"])[0]
+                   for s in range(300))
+    assert len(seen) >= 4
+    assert all(list(g.determinized(0, s).to_json()["player_state"][0]["action_cards"]) == [drawn]
+               for s in range(20))
+    assert all(g.info_key(p) != k0[p] for p in range(3))
+
+
+def test_two_player_cards_removed_face_down_are_unknown_to_both():
+    for seed in range(200):
+        g = Taschkent(2, seed)
+        play(g, "tugrik", "no-move", "tugrik", "no-move")
+        if g.to_json()["removed_unseen_count"] == 1:
+            break
+    else:
+        pytest.fail("no virtual card removal in 200 seeds")
+    assert "removed_unseen" not in g.to_json(view=0)
+    seen = Counter(g.determinized(0, s).to_json()["removed_unseen"][0] for s in range(300))
+    assert len(seen) == 6

@@ -1,0 +1,937 @@
+"""Taschkent rules: every worked example of the rulebook and a test per rule, field and card.
+
+Regions are written R1..R8 (1-based, as in the rulebook); seats 0..n-1, seat p+1 is clockwise
+after seat p. Positions are built with taschkent_support (to_json -> edit -> from_json).
+"""
+import pytest
+
+from cext.taschkent import Taschkent, card_set_points
+from taschkent_support import (add_posts, build, clear_goods_from_huts, fresh, give_action,
+                               give_goods, give_trading, good_on_hut, hut, hut_to,
+                               last_turn_of_round, neutral_to, pile_top, play, ps, set_display,
+                               set_supply, state, texts, turn_of)
+
+
+def tug(g, p):
+    return g.to_json()["player_state"][p]["tugrik"]
+
+
+def rich(d, *players, amount=20):
+    for p in players or range(d["players"]):
+        ps(d, p)["tugrik"] = amount
+
+
+# ================================================================ set-up
+@pytest.mark.parametrize("n,display", [(2, 8), (3, 8), (4, 10)])
+def test_setup_by_player_count(n, display):
+    d = Taschkent(n, 5).to_json()
+    assert [p["tugrik"] for p in d["player_state"]] == [3 + p for p in range(n)]
+    assert all(p["supply"] == 3 and p["storage"] == 7 for p in d["player_state"])
+    assert all(p["cameleer"] == "outside" and p["hut"] == "supply" for p in d["player_state"])
+    assert len(d["trading_display"]) == display and d["trading_pile_count"] == 30 - display
+    assert d["camels"] == {"iron": 11, "indigo1": 6, "jade": 11, "indigo2": 5}
+    assert hut(d, "R4a")["goods"] == ["iron", "jade"] and hut(d, "R7a")["goods"] == ["indigo"]
+    assert d["action_pile_count"] == 12 and sorted(d["action_pile"]) == sorted(
+        ["activity", "removal", "cameleer", "caravan", "shortage", "35"] * 2)
+    at = sorted(h["at"] for h in d["huts"] if h["id"].startswith("N") and h["at"] != "supply")
+    assert at == (["R3", "track2", "track4"] if n == 4 else ["track2", "track4"])
+    assert d["round"] == 1 and d["start_player"] == 0 and d["marker"] is None
+    assert d["to_move"] == 0 and d["phase"] == "action"
+    assert d["virtual_player"] == (n == 2)
+    if n == 2:
+        assert d["neutral_cameleer"] == "horses" and d["second_cameleer"] == 1
+
+
+def test_printed_huts_per_region():
+    d = fresh()
+    counts = [sum(1 for h in d["huts"] if h["at"] == f"R{r}") for r in range(1, 9)]
+    assert counts == [1, 2, 1, 3, 2, 0, 1, 2]
+
+
+def test_bad_arguments_are_refused():
+    for n in (0, 1, 5):
+        with pytest.raises(ValueError):
+            Taschkent(n)
+    with pytest.raises(ValueError):
+        Taschkent(3, -1)
+
+
+# ================================================================ placing trading posts
+def test_example_1_three_neutral_huts_cost_three_and_an_empty_region_is_free():
+    d = fresh()
+    rich(d, 0)
+    g = build(d)
+    assert "post-R4" in texts(g) and "post-R6" in texts(g)
+    a = g.clone()
+    play(a, "post-R4")
+    assert tug(a, 0) == 20 - 3
+    play(g, "post-R6")
+    assert tug(g, 0) == 20
+
+
+def test_example_2_three_posts_and_three_huts_cost_six():
+    d = fresh()
+    rich(d, 0)
+    add_posts(d, 1, 4, 2)
+    add_posts(d, 2, 4, 1)
+    g = build(d)
+    play(g, "post-R4")
+    assert tug(g, 0) == 20 - 6
+
+
+def test_example_3_own_hut_is_free_for_the_owner_only():
+    """R1 holds a neutral (printed) hut; orange (P0) has a hut and a post there: P0 pays 2 for a
+    second post, another player 3."""
+    d = fresh()
+    rich(d)
+    hut_to(d, "H0", "R1")
+    add_posts(d, 0, 1)
+    g = build(d)
+    play(g, "post-R1")
+    assert tug(g, 0) == 18
+    d["to_move"], d["turn_no"] = 1, 1
+    g = build(d)
+    play(g, "post-R1")
+    assert tug(g, 1) == 17
+
+
+def test_a_post_needs_money_and_a_post_in_hand():
+    d = fresh()
+    ps(d, 0)["tugrik"] = 2
+    g = build(d)
+    assert "post-R4" not in texts(g) and "post-R2" in texts(g)
+    set_supply(d, 0, 0)
+    g = build(d)
+    assert not any(t.startswith("post-") for t in texts(g))
+
+
+def test_placing_the_hut_is_free_and_once():
+    g = build(fresh())
+    play(g, "hut-R6", "no-move")
+    assert state(g)["player_state"][0]["hut"] == "R6" and tug(g, 0) == 3
+    d = state(g)
+    turn_of(d, 0)
+    g = build(d)
+    assert not any(t.startswith("hut-") for t in texts(g))
+
+
+def test_take_one_tugrik():
+    g = build(fresh())
+    play(g, "tugrik")
+    assert tug(g, 0) == 4 and g.phase == "move2"
+
+
+# ================================================================ moving the cameleer
+def test_example_cameleer_move_four_steps_onto_an_occupied_field():
+    """Orange on the horses: three steps to the blue camel are free; the fourth to the yellow
+    camel (field 5) costs 1, and 1 more for the red cameleer standing there."""
+    d = fresh()
+    rich(d, 0, amount=10)
+    ps(d, 0)["cameleer"] = "horses"
+    ps(d, 1)["cameleer"] = "jade"
+    g = build(d)
+    a = g.clone()
+    play(a, "move-indigo1")
+    assert tug(a, 0) == 10
+    play(g, "move-jade")
+    assert tug(g, 0) == 8
+    assert state(g)["player_state"][0]["goods"]["jade"] == 1
+
+
+def test_first_and_seventh_camel_are_not_neighbours():
+    d = fresh()
+    rich(d, 0, amount=10)
+    ps(d, 0)["cameleer"] = "horses"
+    g = build(d)
+    play(g, "move-indigo2")                  # 6 steps: 3 paid
+    assert tug(g, 0) == 7
+
+
+def test_an_unaffordable_move_is_not_offered():
+    d = fresh()
+    ps(d, 0)["tugrik"] = 0
+    ps(d, 0)["cameleer"] = "horses"
+    g = build(d)
+    t = texts(g)
+    assert "move-indigo1" in t and "move-jade" not in t and "move-indigo2" not in t
+
+
+def test_from_outside_every_field_can_be_entered():
+    g = build(fresh())
+    moves = {t for t in texts(g) if t.startswith("move-") and "-link-" not in t}
+    assert moves == {"move-horses", "move-cards", "move-iron", "move-indigo1", "move-jade",
+                     "move-carriage", "move-indigo2", "move-kalmyk"}
+
+
+def test_no_standing_still_and_no_back_and_forth():
+    d = fresh()
+    rich(d, 0)
+    ps(d, 0)["cameleer"] = "iron"
+    g = build(d)
+    assert "move-iron" not in texts(g)
+    play(g, "move-jade")
+    t = texts(g)
+    assert g.phase == "move2" and "move-iron" not in t and "move-jade" not in t
+    assert "move-indigo1" in t and "no-move" in t
+
+
+def test_kalmyk_is_one_step_from_everywhere_and_not_a_shortcut():
+    d = fresh()
+    rich(d, 0, amount=5)
+    ps(d, 0)["cameleer"] = "horses"
+    g = build(d)
+    play(g, "move-kalmyk")
+    assert tug(g, 0) == 5 and g.phase == "move2"
+    play(g, "move-indigo2")                  # from the Kalmyk: anywhere, one step
+    assert tug(g, 0) == 5
+    assert state(g)["player_state"][0]["goods"]["indigo"] == 1
+
+
+def test_other_cameleers_cost_one_each_on_the_destination():
+    d = fresh()
+    rich(d, 0)
+    ps(d, 1)["cameleer"] = "iron"
+    ps(d, 2)["cameleer"] = "iron"
+    g = build(d)
+    play(g, "move-iron")
+    assert tug(g, 0) == 18
+
+
+def test_the_second_move_is_optional_and_only_three_steps_are_free_again():
+    d = fresh()
+    rich(d, 0, amount=10)
+    g = build(d)
+    play(g, "move-horses", "move-jade")      # 4 steps in the second move: 1 Tugrik
+    assert tug(g, 0) == 9
+
+
+# ================================================================ caravan fields
+def test_field_1_takes_the_marker_and_a_post_and_the_marker_once():
+    g = build(fresh())
+    play(g, "move-horses")
+    d = state(g)
+    assert d["marker"] == 0 and ps(d, 0)["supply"] == 4 and ps(d, 0)["storage"] == 6
+    play(g, "no-move")
+    play(g, "move-horses")                   # P1: the marker stays with P0, P1 gets a post
+    d = state(g)
+    assert d["marker"] == 0 and ps(d, 1)["supply"] == 4
+
+
+def test_field_2_draws_the_top_action_card_privately():
+    d = fresh()
+    pile_top(d, "removal")
+    g = build(d)
+    before = g.info_key(1)
+    play(g, "move-cards")
+    d = state(g)
+    assert ps(d, 0)["action_cards"] == {"removal": 1} and d["action_pile_count"] == 11
+    view1 = g.to_json(view=1)
+    assert "action_cards" not in view1["player_state"][0]
+    assert view1["player_state"][0]["action_card_count"] == 1
+    assert g.info_key(1) != before
+
+
+@pytest.mark.parametrize("field,good,camel", [("iron", "iron", "iron"),
+                                              ("indigo1", "indigo", "indigo1"),
+                                              ("jade", "jade", "jade"),
+                                              ("indigo2", "indigo", "indigo2")])
+def test_goods_fields_give_one_good(field, good, camel):
+    g = build(fresh())
+    c0 = state(g)["camels"][camel]
+    play(g, f"move-{field}")
+    d = state(g)
+    assert ps(d, 0)["goods"][good] == 1 and d["camels"][camel] == c0 - 1
+
+
+def test_field_6_the_carriage_gives_three_posts_or_what_is_left():
+    g = build(fresh())
+    play(g, "move-carriage")
+    assert ps(state(g), 0)["supply"] == 6
+    d = fresh()
+    set_supply(d, 0, 8)
+    g = build(d)
+    play(g, "move-carriage")
+    assert ps(state(g), 0)["supply"] == 10 and ps(state(g), 0)["storage"] == 0
+
+
+def test_an_empty_blue_camel_is_not_available():
+    d = fresh()
+    for _ in range(5):
+        give_goods(d, 1, "indigo")           # the second blue camel... first camel empties first
+    d["camels"]["indigo1"], d["camels"]["indigo2"] = 0, d["camels"]["indigo2"] + d["camels"]["indigo1"]
+    g = build(d)
+    t = texts(g)
+    assert "move-indigo1" not in t and "move-indigo2" in t
+
+
+def test_kalmyk_neutral_hut_example():
+    """A region with a neutral hut, a yellow hut and a trading post: yellow (P1) pays 1 to put
+    the Kalmyk's neutral hut there, every other player 2."""
+    d = fresh()
+    rich(d)
+    hut_to(d, "N1", "kalmyk")
+    hut_to(d, "H1", "R1")
+    add_posts(d, 2, 1)
+    g = build(d)
+    assert "move-kalmyk-hut-R1" in texts(g)
+    a = g.clone()
+    play(a, "move-kalmyk-hut-R1")
+    assert tug(a, 0) == 18 and hut(state(a), "N1")["at"] == "R1"
+    turn_of(d, 1)
+    b = build(d)
+    play(b, "move-kalmyk-hut-R1")
+    assert tug(b, 1) == 19
+    c = build(d)
+    play(c, "move-kalmyk-hut-R6")           # an empty region is free
+    assert tug(c, 1) == 20
+
+
+def test_kalmyk_hut_placement_is_optional_and_several_huts_can_wait_there():
+    d = fresh()
+    hut_to(d, "N1", "kalmyk")
+    hut_to(d, "N2", "kalmyk")
+    g = build(d)
+    play(g, "move-kalmyk")
+    assert sum(1 for h in state(g)["huts"] if h["at"] == "kalmyk") == 2
+
+
+def test_trade_connection_instead_of_the_field_action_for_two_tugrik():
+    d = fresh()
+    rich(d, 0, amount=2)
+    g = build(d)
+    assert "move-horses-link-red-1-2" in texts(g) and "move-cards-link-blue-4-8" in texts(g)
+    play(g, "move-cards-link-blue-4-8")
+    d = state(g)
+    assert tug(g, 0) == 0 and d["action_pile_count"] == 12
+    assert d["connections"][2] == {"colour": "blue", "border": "4-8", "used": False}
+    d2 = fresh()
+    ps(d2, 0)["tugrik"] = 1
+    assert not any("-link-" in t for t in texts(build(d2)))
+
+
+def test_a_connection_is_relocated_only_after_it_was_used():
+    d = fresh()
+    rich(d, 0)
+    d["connections"][0]["border"] = "1-2"
+    g = build(d)
+    assert not any("-link-red-" in t for t in texts(g))
+    assert any("-link-green-" in t for t in texts(g))
+    d["connections"][0]["used"] = True
+    g = build(d)
+    t = texts(g)
+    assert "move-horses-link-red-2-3" in t and "move-horses-link-red-1-2" not in t
+    play(g, "move-horses-link-red-2-3")
+    assert state(g)["connections"][0] == {"colour": "red", "border": "2-3", "used": False}
+
+
+# ================================================================ action cards
+def test_activity_places_an_extra_post_at_the_end_of_the_turn_at_the_regular_price():
+    d = fresh()
+    rich(d, 0)
+    give_action(d, 0, "activity")
+    g = build(d)
+    assert not any(t.startswith("card-activity") for t in texts(g))   # not as the action
+    play(g, "post-R4", "no-move")
+    assert g.phase == "end"
+    play(g, "card-activity-R4")              # 3 huts + 1 post
+    d = state(g)
+    assert tug(g, 0) == 20 - 3 - 4 and ps(d, 0)["posts"][3] == 2
+    assert d["played_cards"] == {"activity": 1} and g.phase == "end"
+    play(g, "end-turn")
+    assert g.to_move == 1
+
+
+def test_removal_moves_an_own_post_to_a_neighbouring_region_any_time_in_the_turn():
+    d = fresh()
+    give_action(d, 0, "removal")
+    add_posts(d, 0, 1)
+    g = build(d)
+    t = [x for x in texts(g) if x.startswith("card-removal")]
+    assert t == ["card-removal-R1-R2", "card-removal-R1-R5"]
+    play(g, "card-removal-R1-R5")
+    assert ps(state(g), 0)["posts"][:5] == [0, 0, 0, 0, 1] and g.phase == "action"
+
+
+def test_cameleer_card_is_a_free_extra_move_with_its_field_action():
+    d = fresh()
+    ps(d, 0)["tugrik"] = 2
+    give_action(d, 0, "cameleer")
+    ps(d, 1)["cameleer"] = "indigo2"
+    g = build(d)
+    play(g, "move-horses", "no-move")
+    assert "card-cameleer-indigo2" in texts(g)           # 6 steps + 1 cameleer: free
+    assert "card-cameleer-cards-link-red-1-2" in texts(g)  # connection still costs 2
+    play(g, "card-cameleer-indigo2")
+    d = state(g)
+    assert tug(g, 0) == 2 and ps(d, 0)["goods"]["indigo"] == 1
+    assert ps(d, 0)["cameleer"] == "indigo2"
+
+
+def test_cameleer_card_cannot_go_back_to_where_the_last_move_began():
+    d = fresh()
+    give_action(d, 0, "cameleer")
+    ps(d, 0)["cameleer"] = "iron"
+    g = build(d)
+    play(g, "tugrik", "move-jade")
+    t = texts(g)
+    assert "card-cameleer-iron" not in t and "card-cameleer-indigo1" in t
+
+
+def test_cameleer_card_must_pay_for_the_kalmyk_hut():
+    d = fresh()
+    ps(d, 0)["tugrik"] = 0
+    give_action(d, 0, "cameleer")
+    hut_to(d, "N1", "kalmyk")
+    g = build(d)
+    play(g, "tugrik", "no-move")
+    t = texts(g)
+    assert "card-cameleer-kalmyk-hut-R1" in t and "card-cameleer-kalmyk-hut-R4" not in t
+    assert "card-cameleer-kalmyk-hut-R6" in t
+
+
+def test_caravan_moves_on_moves_own_or_neutral_huts_with_their_goods():
+    d = fresh()
+    clear_goods_from_huts(d)
+    give_action(d, 0, "caravan")
+    hut_to(d, "H0", "R6")
+    hut_to(d, "H1", "R7")
+    n = neutral_to(d, 1)
+    good_on_hut(d, n, "jade")
+    g = build(d)
+    t = [x for x in texts(g) if x.startswith("card-caravan")]
+    assert t == [f"card-caravan-{n}-R2", f"card-caravan-{n}-R5", "card-caravan-H0-R2",
+                 "card-caravan-H0-R5", "card-caravan-H0-R7"]        # not printed, not P1's
+    play(g, f"card-caravan-{n}-R2")
+    h = hut(state(g), n)
+    assert h["at"] == "R2" and h["goods"] == ["jade"]
+
+
+def test_shortage_takes_one_and_removes_one_from_a_camel():
+    d = fresh()
+    give_action(d, 0, "shortage")
+    g = build(d)
+    play(g, "card-shortage-iron")
+    d = state(g)
+    assert d["camels"]["iron"] == 9 and ps(d, 0)["goods"]["iron"] == 1
+    assert d["removed_goods"]["iron"] == 1
+
+
+def test_shortage_removes_a_good_from_a_hut_and_one_from_a_camel():
+    d = fresh()
+    give_action(d, 0, "shortage")
+    g = build(d)
+    assert "card-shortage-R4a-jade-indigo2" in texts(g)
+    play(g, "card-shortage-R4a-jade-indigo2")
+    d = state(g)
+    assert hut(d, "R4a")["goods"] == ["iron"] and d["camels"]["indigo2"] == 4
+    assert d["removed_goods"] == {"iron": 0, "jade": 1, "indigo": 1}
+
+
+def test_three_five_gives_three_tugrik_or_counts_five_at_the_end():
+    d = fresh()
+    give_action(d, 0, "35")
+    g = build(d)
+    assert g.tugrik_totals()[0] == 3 + 5
+    play(g, "card-35")
+    assert tug(g, 0) == 6 and g.tugrik_totals()[0] == 6
+
+
+def test_cards_are_never_played_outside_the_own_turn_or_in_a_trading_round():
+    d = fresh()
+    for c in ("removal", "shortage", "35"):
+        give_action(d, 1, c)
+    add_posts(d, 1, 2)
+    g = build(d)
+    assert not any(t.startswith("card-") for t in texts(g))     # P0 to move
+    d = fresh()
+    give_action(d, 2, "35")
+    clear_goods_from_huts(d)
+    give_goods(d, 2, "iron")
+    add_posts(d, 2, 1)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    assert g.phase == "end"
+    play(g, "end-turn")
+    assert g.phase == "sell" and not any(t.startswith("card-") for t in texts(g))
+
+
+def test_end_phase_only_with_action_cards():
+    g = build(fresh())
+    play(g, "tugrik", "no-move")
+    assert g.to_move == 1 and g.phase == "action"
+
+
+# ================================================================ the round track
+def test_round_two_always_follows_and_its_neutral_hut_goes_to_the_kalmyk():
+    g = build(fresh())
+    for _ in range(3):
+        play(g, "tugrik", "no-move")
+    d = state(g)
+    assert d["round"] == 2 and g.to_move == 0
+    assert [h["at"] for h in d["huts"] if h["id"] == "N1"] == ["kalmyk"]
+
+
+def _end_of_round(round_, seed):
+    d = fresh(seed=seed)
+    d["round"] = round_
+    last_turn_of_round(d, round_)
+    g = build(d)
+    play(g, "no-move")
+    die = [e for e in g.last_events() if e[0] == 1]
+    return g, die[0][1] if die else None
+
+
+@pytest.mark.parametrize("round_,need", [(2, 3), (3, 5)])
+def test_rounds_three_and_four_depend_on_the_die(round_, need):
+    seen = set()
+    for seed in range(60):
+        g, die = _end_of_round(round_, seed)
+        assert die is not None
+        if die >= need:
+            assert g.round == round_ + 1 and g.phase == "action"
+        else:
+            assert g.phase in ("sell", "action") and g.trading_rounds == 1 or g.phase == "sell"
+        seen.add(die >= need)
+    assert seen == {True, False}
+
+
+def test_round_four_moves_the_second_neutral_hut_and_then_trading_follows():
+    for seed in range(40):
+        g, die = _end_of_round(3, seed)
+        if die >= 5:
+            assert sum(1 for h in state(g)["huts"] if h["at"] == "kalmyk") == 2
+            d = state(g)
+            last_turn_of_round(d, 4)
+            g = build(d)
+            play(g, "no-move")
+            assert g.trading_rounds == 1 and not [e for e in g.last_events() if e[0] == 1]
+            return
+    pytest.fail("no die of 5 or 6 in 40 seeds")
+
+
+def test_the_start_player_changes_once_and_only_at_the_end_of_the_round():
+    g = build(fresh())
+    play(g, "tugrik", "no-move")
+    play(g, "move-horses", "no-move")        # P1 takes the marker
+    assert state(g)["start_player"] == 0
+    play(g, "tugrik", "no-move")
+    d = state(g)
+    assert d["start_player"] == 1 and d["round"] == 2 and g.to_move == 1
+    play(g, "tugrik", "no-move")
+    play(g, "move-horses", "no-move")        # P2: the marker is gone, only a post
+    d = state(g)
+    assert d["marker"] == 1 and ps(d, 2)["supply"] == 4
+    play(g, "move-horses", "no-move")        # P0 too
+    d = state(g)
+    assert d["start_player"] == 1 and d["marker"] == 1
+
+
+def test_after_a_trading_round_marker_track_and_display_are_reset():
+    d = fresh()
+    d["marker"] = 1
+    d["start_player"] = 1
+    set_display(d, ["silk", "china"])
+    last_turn_of_round(d)
+    hut_to(d, "N2", "track4")                 # round 4 was skipped: the hut is still there
+    g = build(d)
+    play(g, "no-move")
+    d = state(g)
+    assert d["phase"] == "action" and d["round"] == 1 and d["marker"] is None
+    assert d["trading_display"][:2] == ["silk", "china"] and len(d["trading_display"]) == 8
+    track = sorted(h["at"] for h in d["huts"] if h["at"].startswith("track"))
+    assert track == ["track2", "track4"]
+    assert g.to_move == 1
+
+
+# ================================================================ the trading round
+def trading_position(players=3, start=0):
+    d = fresh(players)
+    clear_goods_from_huts(d)
+    d["start_player"] = start
+    return d
+
+
+def test_example_indigo_sale_in_region_8():
+    """Two huts in R8: no indigo -> 2 cards or 6 Tugrik; one -> 1 card or 3; two -> no sale."""
+    for placed, cards, tug_ in ((0, 2, 6), (1, 1, 3)):
+        d = trading_position()
+        for name in ("R8a", "R8b")[:placed]:
+            good_on_hut(d, name, "indigo")
+        give_goods(d, 0, "indigo")
+        add_posts(d, 0, 8)
+        last_turn_of_round(d)
+        g = build(d)
+        play(g, "no-move")
+        assert g.phase == "sell" and g.to_move == 0
+        assert texts(g) == ["pass", "sell-indigo-R8-tugrik", "sell-indigo-R8-tugrik-keep",
+                            "sell-indigo-R8-cards", "sell-indigo-R8-cards-keep"]
+        a = g.clone()
+        play(a, "sell-indigo-R8-tugrik")
+        assert tug(a, 0) == 3 + tug_
+        row = state(g)["trading_display"]
+        play(g, "sell-indigo-R8-cards")
+        got = ps(state(g), 0)["trading_cards"]
+        assert sum(got.values()) == cards
+        assert all(got[c] == row[:cards].count(c) for c in got)        # from the left
+    d = trading_position()
+    good_on_hut(d, "R8a", "indigo")
+    good_on_hut(d, "R8b", "indigo")
+    give_goods(d, 0, "indigo")
+    add_posts(d, 0, 8)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    assert g.phase == "action" and g.trading_rounds == 1          # nothing could be sold
+
+
+def test_a_sale_puts_the_good_on_a_hut_and_returns_the_post():
+    d = trading_position()
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 2)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move", "sell-iron-R2-tugrik")
+    d = state(g)
+    assert hut(d, "R2a")["goods"] == ["iron"] and ps(d, 0)["posts"][1] == 0
+    assert ps(d, 0)["storage"] == 7 and ps(d, 0)["goods"]["iron"] == 0
+
+
+def test_keeping_the_post_costs_two_posts_and_it_cannot_sell_again_this_round():
+    d = trading_position()
+    give_goods(d, 0, "iron")
+    give_goods(d, 0, "jade")
+    add_posts(d, 0, 2)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move", "sell-iron-R2-tugrik-keep")
+    d = state(g)
+    assert ps(d, 0)["posts"][1] == 1 and ps(d, 0)["supply"] == 1
+    assert g.phase == "action"              # the kept post cannot sell the jade
+    assert ps(d, 0)["kept"] == [0] * 8 and ps(d, 0)["goods"]["jade"] == 1
+
+
+def test_keeping_needs_two_posts_in_hand():
+    d = trading_position()
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 2)
+    set_supply(d, 0, 1)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    assert not any(t.endswith("-keep") for t in texts(g))
+
+
+def test_trading_order_regions_in_order_start_player_first_one_sale_at_a_time():
+    d = trading_position(start=1)
+    for p in range(3):
+        give_goods(d, p, "iron", 2 if p == 0 else 1)
+        give_goods(d, p, "jade", 1)
+    add_posts(d, 0, 2, 2)
+    add_posts(d, 2, 2, 1)
+    add_posts(d, 1, 5, 1)
+    add_posts(d, 0, 5, 1)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    order = []
+    while g.phase == "sell":
+        order.append((state(g)["trade"]["region"], g.to_move))
+        play(g, [t for t in texts(g) if t != "pass"][0])
+    # R2: start player P1 has no post there: P2 (iron), P0 (iron), P2 is out of posts, P0
+    # (jade: both huts hold iron now); then R5: P1, P0
+    assert order == [(2, 2), (2, 0), (2, 0), (5, 1), (5, 0)]
+
+
+def test_a_pass_ends_the_players_sales_in_that_region():
+    d = trading_position()
+    give_goods(d, 0, "iron", 2)
+    add_posts(d, 0, 2, 1)
+    add_posts(d, 0, 5, 1)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move", "pass")
+    assert state(g)["trade"]["region"] == 5
+
+
+def test_no_cards_when_the_display_is_empty_and_partial_cards_when_short():
+    d = trading_position()
+    set_display(d, [])
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 8)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    assert not any("-cards" in t for t in texts(g))
+    d = trading_position()
+    set_display(d, ["silk"])
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 8)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move", "sell-iron-R8-cards")
+    assert ps(state(g), 0)["trading_cards"]["silk"] == 1
+
+
+def test_trade_connection_sells_the_matching_colour_into_the_neighbour_and_is_turned():
+    d = trading_position()
+    d["connections"][2]["border"] = "4-8"      # blue: indigo only
+    give_goods(d, 0, "indigo")
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 4)
+    for h in ("R4a", "R4b", "R4c"):
+        good_on_hut(d, h, "indigo")            # R4 itself is full of indigo
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    t = texts(g)
+    assert "sell-indigo-R8-tugrik" in t and "sell-iron-R8-tugrik" not in t
+    assert "sell-indigo-R4-tugrik" not in t and "sell-iron-R4-tugrik" in t
+    play(g, "sell-indigo-R8-tugrik")
+    d = state(g)
+    assert tug(g, 0) == 3 + 6 and d["connections"][2]["used"] is True
+    assert hut(d, "R8a")["goods"] == ["indigo"]
+
+
+def test_a_used_connection_still_works():
+    d = trading_position()
+    d["connections"][0]["border"] = "1-2"
+    d["connections"][0]["used"] = True
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 1)
+    good_on_hut(d, "R1a", "iron")
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    assert "sell-iron-R2-cards" in texts(g)
+
+
+# ================================================================ end of the game
+def test_last_good_of_a_kind_ends_after_this_round_and_the_last_trading_round():
+    d = fresh()
+    d["camels"]["iron"], d["removed_goods"]["iron"] = 1, 10
+    d["round"] = 2
+    last_turn_of_round(d, 2)
+    d["to_move"], d["phase"], d["turn_no"] = 0, "action", 0
+    g = build(d)
+    play(g, "move-iron", "no-move")
+    assert state(g)["end_triggered"]
+    play(g, "tugrik", "no-move", "tugrik", "no-move")
+    assert g.is_terminal() and g.trading_rounds == 1                # no die rolled
+
+
+def test_both_blue_camels_must_be_empty_for_indigo():
+    d = fresh()
+    d["camels"]["indigo1"], d["removed_goods"]["indigo"] = 1, 5
+    g = build(d)
+    play(g, "move-indigo1")
+    assert not state(g)["end_triggered"]
+
+
+def test_last_action_card_ends_the_game_and_the_second_round_is_played():
+    d = fresh()
+    for c in list(d["action_pile"])[:-1]:
+        d["action_pile"].remove(c)
+        d["played_cards"][c] = d["played_cards"].get(c, 0) + 1
+    d["action_pile_count"] = 1
+    g = build(d)
+    play(g, "move-cards")
+    assert state(g)["end_triggered"]
+    while g.phase != "action" or g.to_move != 0 or g.round == 1:
+        play(g, texts(g)[0] if g.phase != "action" else "tugrik")
+    assert g.round == 2                                           # round 2 takes place
+    for _ in range(3):
+        while g.phase in ("action", "move2", "end") and not g.is_terminal():
+            play(g, "tugrik" if g.phase == "action" else texts(g)[0])
+    assert g.is_terminal() and g.trading_rounds == 1
+
+
+def test_last_trading_card_ends_the_game_after_the_trading_round():
+    d = trading_position()
+    set_display(d, ["silk"])
+    give_trading(d, 1, list(d["trading_pile"]))     # every other card already taken
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 8)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move", "sell-iron-R8-cards")
+    assert g.is_terminal() and state(g)["last_card_taken"] and g.trading_rounds == 1
+    assert not state(g)["end_triggered"]
+
+
+def test_example_thirteen_point_card_set():
+    """A set of three different, pairs of spices and silk and one more card (spices): 13."""
+    assert card_set_points(3, 1, 4) == 13       # silk 3, china 1, spices 4
+    assert card_set_points(4, 1, 3) == 13
+    assert card_set_points(1, 1, 1) == 6 and card_set_points(2, 0, 0) == 3
+    assert card_set_points(1, 0, 0) == 1 and card_set_points(2, 2, 2) == 12
+    assert card_set_points(3, 1, 1) == 9 and card_set_points(0, 0, 0) == 0
+
+
+def finished(d):
+    d["phase"], d["to_move"] = "over", -1
+    return build(d)
+
+
+def test_the_poorest_are_out_and_ties_go_to_tugrik():
+    d = fresh(4)
+    for p, t in enumerate([10, 2, 10, 2]):
+        ps(d, p)["tugrik"] = t
+    give_trading(d, 1, ["silk", "china", "spices"])       # out: poorest
+    give_trading(d, 0, ["silk", "silk"])
+    give_trading(d, 2, ["china", "china"])
+    g = finished(d)
+    assert g.eliminated_players() == [1, 3]
+    assert g.ranking() == [1, 3, 1, 3] and g.rewards() == [0.5, 0, 0.5, 0]
+    ps(d, 2)["tugrik"] = 11
+    g = finished(d)
+    assert g.ranking() == [2, 3, 1, 3] and g.rewards() == [0, 0, 1, 0]
+
+
+def test_three_five_cards_count_five_for_the_poorest_check():
+    d = fresh()
+    for p, t in enumerate([6, 2, 5]):
+        ps(d, p)["tugrik"] = t
+    give_action(d, 1, "35")
+    g = finished(d)
+    assert g.tugrik_totals() == [6, 7, 5] and g.eliminated_players() == [2]
+
+
+def test_everybody_equally_poor_keeps_everybody_in():
+    d = fresh()
+    for p in range(3):
+        ps(d, p)["tugrik"] = 4
+    give_trading(d, 2, ["silk"])
+    g = finished(d)
+    assert g.eliminated_players() == [] and g.rewards() == [0, 0, 1]
+
+
+# ================================================================ 2-player variant
+def test_two_players_are_two_seats_and_the_virtual_player_moves_after_both():
+    g = Taschkent(2, 1)
+    assert g.n_players == 2
+    play(g, "tugrik", "no-move", "tugrik", "no-move")
+    ev = [e for e in g.last_events() if e[0] == 7]
+    assert len(ev) == 1
+    die, field = ev[0][1], ev[0][2]
+    assert field == (1 - 1 + die) % 7 + 1 and state(g)["neutral_cameleer"] == \
+        ["outside", "horses", "cards", "iron", "indigo1", "jade", "carriage", "indigo2"][field]
+
+
+def _virtual_to(field_wanted, edit=None, tries=200):
+    """Play the first virtual step from many seeds until the neutral cameleer reaches a field."""
+    for seed in range(tries):
+        d = fresh(2, seed)
+        clear_goods_from_huts(d)
+        if edit:
+            edit(d)
+        g = build(d)
+        play(g, "tugrik", "no-move", "tugrik", "no-move")
+        if state(g)["neutral_cameleer"] == field_wanted:
+            return d, g
+    pytest.fail(f"no seed brings the neutral cameleer to {field_wanted}")
+
+
+def test_virtual_player_removes_an_action_card_on_field_2():
+    d, g = _virtual_to("cards")
+    s = state(g)
+    assert s["action_pile_count"] == 11 and s["removed_unseen_count"] == 1
+    assert "removed_unseen" not in g.to_json(view=0)
+
+
+def test_virtual_player_sells_in_the_second_cameleers_region_for_one_card():
+    d, g = _virtual_to("iron")
+    s = state(g)
+    assert s["camels"]["iron"] == 11 - 1 + 1      # set-up iron back on the camel, minus one
+    assert hut(s, "R1a")["goods"] == ["iron"] and s["second_cameleer"] == 2
+    assert sum(s["virtual_cards"].values()) == 1 and len(s["trading_display"]) == 7
+
+
+def test_virtual_player_moves_on_to_a_suitable_hut():
+    def edit(d):
+        good_on_hut(d, "R1a", "iron")
+        d["second_cameleer"] = 1
+    d, g = _virtual_to("iron", edit)
+    s = state(g)
+    assert hut(s, "R2a")["goods"] == ["iron"] and s["second_cameleer"] == 3
+
+
+def test_virtual_player_does_nothing_on_fields_1_and_6():
+    def edit(d):
+        d["neutral_cameleer"] = "indigo2"    # from field 7 a 1 wraps round to field 1
+    for field in ("horses", "carriage"):
+        d, g = _virtual_to(field, edit)
+        s = state(g)
+        assert sum(s["virtual_cards"].values()) == 0 and s["action_pile_count"] == 12
+
+
+def test_two_player_end_the_richer_draws_two_cards_and_nobody_is_out():
+    d = fresh(2)
+    ps(d, 0)["tugrik"], ps(d, 1)["tugrik"] = 10, 1
+    give_trading(d, 1, ["silk", "china", "spices"])
+    d["camels"]["iron"], d["removed_goods"]["iron"] = 1, 10
+    d["round"] = 2
+    last_turn_of_round(d, 2)
+    d["to_move"], d["phase"], d["turn_no"] = 0, "action", 0
+    g = build(d)
+    play(g, "move-iron", "no-move", "tugrik", "no-move")
+    assert g.is_terminal()
+    s = state(g)
+    assert sum(ps(s, 0)["trading_cards"].values()) == 2
+    assert sum(ps(s, 1)["trading_cards"].values()) == 1
+    assert g.eliminated_players() == [] and g.rewards() == [1.0, 0.0]
+
+
+def test_the_virtual_player_cannot_win():
+    d = fresh(2)
+    give_trading(d, "virtual", ["silk", "china", "spices", "silk", "china", "spices"])
+    give_trading(d, 0, ["silk"])
+    g = finished(d)
+    assert g.rewards() == [1.0, 0.0] and len(g.rewards()) == 2
+
+
+# ================================================================ notation and JSON
+def test_every_legal_move_has_a_unique_text_that_parses_back():
+    import random
+    rng = random.Random(3)
+    for n in (2, 3, 4):
+        g = Taschkent(n, 11)
+        for _ in range(150):
+            if g.is_terminal():
+                break
+            legal = g.legal_moves()
+            tx = [g.move_to_text(m) for m in legal]
+            assert len(set(tx)) == len(tx) and all(" " not in t for t in tx)
+            assert all(g.parse_move(t) == m for t, m in zip(tx, legal))
+            g.apply(rng.choice(legal))
+
+
+def test_json_round_trip_and_bad_input():
+    import random
+    rng = random.Random(1)
+    g = Taschkent(4, 2)
+    for _ in range(60):
+        g.apply(rng.choice(g.legal_moves()))
+        assert Taschkent.from_json(g.to_json()).to_json() == g.to_json()
+    d = g.to_json()
+    d["player_state"][0]["tugrik"] = -1
+    with pytest.raises(ValueError):
+        Taschkent.from_json(d)
+    d = g.to_json()
+    d["camels"]["iron"] += 1
+    with pytest.raises(ValueError):
+        Taschkent.from_json(d)
+    with pytest.raises(ValueError):
+        Taschkent.from_json({"game": "khiva"})
+    with pytest.raises(ValueError):
+        Taschkent(3, 0).apply(12345)
+
+
+def test_render_and_narrate_are_readable():
+    g = Taschkent(3, 3)
+    assert "Taschkent, 3 players" in g.render() and "R4:" in g.render(viewer=1)
+    b = g.clone()
+    m = g.parse_move("move-iron")
+    g.apply(m)
+    lines = g.narrate(b, 0, m)
+    assert lines[0].startswith("P0 moves the cameleer") and "iron" in lines[0]
