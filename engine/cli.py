@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from typing import List, Optional, Sequence
 
@@ -35,6 +37,25 @@ def build_parser() -> argparse.ArgumentParser:
         m.add_argument(f"--{key}", default=None, help=help_text)
     sub.add_parser("games", help="list the games and their player counts")
     sub.add_parser("uci", help="speak the UCI-style protocol on stdin/stdout (docs/protocol.md)")
+    a = sub.add_parser("arena", help="play many games between agents and measure their strength")
+    a.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    a.add_argument("--players", type=int, default=None, help="number of players")
+    a.add_argument("--agents", default=None,
+                   help="comma-separated agent specs (at most one per seat); with --ladder, "
+                        "the opponents (default: heuristic)")
+    a.add_argument("--games", type=int, default=100, help="games to play (rounded up to whole "
+                   "duplicate deals; default 100)")
+    a.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
+    a.add_argument("--workers", type=int, default=1, help="parallel workers (default 1: in process)")
+    a.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
+    a.add_argument("--out", default=None, help="directory for game records, summary and plots")
+    a.add_argument("--sprt", default=None, help="elo0,elo1: stop when the SPRT decides (two agents)")
+    a.add_argument("--ladder", default=None,
+                   help="budget ladder, e.g. ismcts:iterations=250,1000,4000")
+    a.add_argument("--no-duplicate", action="store_true",
+                   help="a fresh deal for every game instead of duplicate deals")
+    for key, help_text in all_options().items():
+        a.add_argument(f"--{key}", default=None, help=help_text)
     h = sub.add_parser("hint", help="rank the moves of the seat to move, with win-probability bars")
     h.add_argument("game", help=f"one of: {', '.join(GAMES)}")
     h.add_argument("--players", type=int, default=None, help="number of players (seed form)")
@@ -176,6 +197,82 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     return 0
 
 
+def cmd_arena(args: argparse.Namespace, out) -> int:
+    from search.arena import (format_summary, parse_ladder, plot_ladder, progress_bar,
+                              run_arena)
+    from search.stats import Sprt
+
+    info = game_info(args.game)
+    players = args.players or info.default_players
+    info.check_players(players)
+    options = game_options(info, args)
+    if args.seed < 0:
+        raise ValueError("--seed must be non-negative")
+    if args.games < 1:
+        raise ValueError("--games must be at least 1")
+    sprt = None
+    if args.sprt:
+        try:
+            elo0, elo1 = (float(x) for x in args.sprt.split(","))
+        except ValueError:
+            raise ValueError("--sprt takes elo0,elo1, e.g. --sprt 0,50") from None
+        sprt = Sprt(elo0, elo1)
+    runner_for = _arena_runner(args, info.name, players, options)
+    if args.ladder:
+        if sprt is not None:
+            raise ValueError("--sprt and --ladder do not go together")
+        key, rungs = parse_ladder(args.ladder)
+        opponents = [str(s) for s in parse_agent_list(args.agents or "heuristic")]
+        if 1 + len(opponents) > players:
+            raise ValueError(f"a rung and {len(opponents)} opponents do not fit {players} seats")
+        rows = []
+        for i, (value, spec) in enumerate(rungs):
+            specs = [spec] + opponents
+            sub_out = os.path.join(args.out, f"rung{i}") if args.out else None
+            result = run_arena(info.name, players, specs, args.games, args.seed,
+                               duplicate=not args.no_duplicate, options=options, out_dir=sub_out,
+                               progress=progress_bar(), runner=runner_for(specs))
+            print(format_summary(result), file=out)
+            row = result.summary()["agents"][0]
+            rows.append({"value": value, "agent": spec, "games": row["games"],
+                         "win_share": row["win_share"], "win_share_95": row["win_share_95"],
+                         "ordinal": row["openskill"]["ordinal"],
+                         "elo": result.summary().get("elo")})
+            if result.interrupted:
+                break
+        print(f"ladder over {key} against {', '.join(opponents)}:", file=out)
+        for r in rows:
+            lo, hi = r["win_share_95"]
+            print(f"  {key}={r['value']:<8} win share {r['win_share']:.3f} [{lo:.3f}, {hi:.3f}] "
+                  f"over {r['games']} games", file=out)
+        if args.out:
+            os.makedirs(args.out, exist_ok=True)
+            with open(os.path.join(args.out, "ladder.json"), "w", encoding="utf-8") as f:
+                json.dump({"game": info.name, "players": players, "key": key,
+                           "opponents": opponents, "rungs": rows}, f, indent=2)
+            plot_ladder(os.path.join(args.out, "ladder.png"), info.name, key, rows)
+        return 0
+    specs = [str(s) for s in parse_agent_list(args.agents or "ismcts,random")]
+    result = run_arena(info.name, players, specs, args.games, args.seed,
+                       duplicate=not args.no_duplicate, sprt=sprt, options=options,
+                       out_dir=args.out, progress=progress_bar(), runner=runner_for(specs))
+    print(format_summary(result), file=out)
+    return 130 if result.interrupted else 0
+
+
+def _arena_runner(args, game: str, players: int, options: dict):
+    """How the arena's games are played: in process, or as parallel tasks (--workers/--address)."""
+    address = args.address or os.environ.get("RAY_ADDRESS")
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    if args.workers == 1 and not address:
+        return lambda specs: None
+    from search.parallel import arena_runner
+
+    return lambda specs: arena_runner(game, players, specs, args.seed, options,
+                                      workers=args.workers, address=address)
+
+
 def cmd_games(out) -> int:
     for info in GAMES.values():
         print(f"{info.name:<10} {info.title:<14} {info.min_players}-{info.max_players} players",
@@ -197,6 +294,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return uci_main()
         if args.command == "hint":
             return cmd_hint(args, sys.stdout)
+        if args.command == "arena":
+            return cmd_arena(args, sys.stdout)
         parser.print_help()
         return 2
     except (UsageError, ValueError) as e:

@@ -1,0 +1,121 @@
+"""Statistics for measuring strength: intervals, Elo and the sequential probability ratio test.
+
+Every function here is checked against known values in tests/test_stats.py.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence, Tuple
+
+Z95 = 1.959963984540054
+
+
+def wilson(wins: float, n: int, z: float = Z95) -> Tuple[float, float]:
+    """Wilson score interval for a proportion (wins may be fractional: shared wins count 1/k)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def elo_from_score(score: float) -> float:
+    """Elo difference that gives an expected score `score` (logistic model); +-inf at 0 and 1."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+@dataclass(frozen=True)
+class EloEstimate:
+    """Elo difference of A over B from W/D/L counts, with a 95% interval."""
+
+    wins: int
+    draws: int
+    losses: int
+    elo: float
+    low: float
+    high: float
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def __str__(self) -> str:
+        def fmt(x: float) -> str:
+            return "inf" if math.isinf(x) and x > 0 else "-inf" if math.isinf(x) else f"{x:+.0f}"
+        return (f"{fmt(self.elo)} Elo [{fmt(self.low)}, {fmt(self.high)}] "
+                f"(W {self.wins}, D {self.draws}, L {self.losses})")
+
+
+def elo_estimate(wins: int, draws: int, losses: int, z: float = Z95) -> EloEstimate:
+    """The Elo difference and its interval from the score and its standard error (the usual
+    trinomial normal approximation)."""
+    n = wins + draws + losses
+    if n == 0:
+        return EloEstimate(0, 0, 0, 0.0, -math.inf, math.inf)
+    s = (wins + 0.5 * draws) / n
+    var = (wins * (1 - s) ** 2 + draws * (0.5 - s) ** 2 + losses * s ** 2) / n
+    se = math.sqrt(var / n)
+    return EloEstimate(wins, draws, losses, elo_from_score(s),
+                       elo_from_score(max(0.0, s - z * se)), elo_from_score(min(1.0, s + z * se)))
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """A sequential probability ratio test of H0: elo = elo0 against H1: elo = elo1."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not self.elo1 > self.elo0:
+            raise ValueError("the SPRT needs elo0 < elo1")
+        if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
+            raise ValueError("alpha and beta must be between 0 and 0.5")
+
+    @property
+    def bounds(self) -> Tuple[float, float]:
+        """(lower, upper) log-likelihood-ratio bounds: accept H0 below, H1 above."""
+        return (math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha))
+
+    def llr(self, wins: int, draws: int, losses: int) -> float:
+        """Log-likelihood ratio, in the normal approximation of the trinomial score.
+
+        The per-game variance is estimated with one extra win and one extra loss, so that a
+        short run of equal results (variance 0) cannot decide the test on its own.
+        """
+        n = wins + draws + losses
+        if n == 0:
+            return 0.0
+        s = (wins + 0.5 * draws) / n
+        w, d, l = wins + 1, draws, losses + 1
+        m = (w + 0.5 * d) / (w + d + l)
+        var = (w * (1 - m) ** 2 + d * (0.5 - m) ** 2 + l * m ** 2) / (w + d + l)
+        s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
+        return n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
+
+    def decide(self, wins: int, draws: int, losses: int) -> Optional[str]:
+        """'H1' (A is at least elo1 stronger), 'H0' (at most elo0) or None (keep playing)."""
+        value = self.llr(wins, draws, losses)
+        low, high = self.bounds
+        if value >= high:
+            return "H1"
+        if value <= low:
+            return "H0"
+        return None
+
+
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
