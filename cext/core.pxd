@@ -35,3 +35,9 @@ cdef class GameCore:
         # a fresh state object of the same game, to copy into
     cdef void get_scores(self, double* out) noexcept
         # per-player raw scores (points) now; the default calls the Python scores()
+    cdef void* raw_state(self) noexcept
+        # the game's C state struct (plain data, no pointers), for pickling between processes
+    cdef size_t raw_size(self) noexcept
+    cdef int playout_move(self, Rng* rng) noexcept
+        # the move the search's playouts take (default: random_move); a game may bias it
+        # towards sensible play, as long as it stays cheap and uses only this state and rng

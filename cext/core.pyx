@@ -5,6 +5,7 @@ The search drives the cdef methods declared in core.pxd directly; Python code (t
 line, the agents, the tests) uses the checked methods below, which never leave a state
 half-changed: an illegal move raises ValueError before anything is touched.
 """
+from libc.string cimport memcpy
 from cext.rng cimport Rng, rng_seed, rng_below
 from cext.infohash cimport KEY_SO, KEY_MO
 
@@ -53,6 +54,23 @@ cdef class GameCore:
 
     cdef GameCore new_empty(self):
         return type(self).__new__(type(self))
+
+    cdef void* raw_state(self) noexcept:
+        return NULL
+
+    cdef int playout_move(self, Rng* rng) noexcept:
+        return self.random_move(rng)
+
+    cdef size_t raw_size(self) noexcept:
+        return 0
+
+    def __reduce__(self):
+        """Pickle as the raw C state: exact (knowledge and hashes included), for sending a
+        position to another process of the same build (parallel search)."""
+        if self.raw_state() == NULL:
+            raise TypeError(f"{type(self).__name__} states cannot be pickled")
+        return (_restore, (type(self), self.n_players, self.seed,
+                           (<char*>self.raw_state())[:self.raw_size()]))
 
     cdef void get_scores(self, double* out) noexcept:
         cdef int i
@@ -146,3 +164,14 @@ cdef class GameCore:
                 return m
         raise ValueError(f"{text!r} is not a legal move here; legal: "
                          + " ".join(self.move_to_text(m) for m in self.legal_moves()))
+
+
+def _restore(cls, int n_players, seed, bytes raw):
+    """Rebuild a pickled state (see GameCore.__reduce__)."""
+    cdef GameCore st = cls.__new__(cls)
+    if <size_t>len(raw) != st.raw_size():
+        raise ValueError(f"{cls.__name__} state of {len(raw)} bytes comes from another build")
+    memcpy(st.raw_state(), <char*>raw, len(raw))
+    st.n_players = n_players
+    st.seed = seed
+    return st

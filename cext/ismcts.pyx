@@ -347,7 +347,7 @@ cdef class Tree:
             p = st.current()
             if p < 0:
                 break
-            st.do_move(st.random_move(&self.rng))
+            st.do_move(st.playout_move(&self.rng))
             self.playout_moves += 1
         st.get_rewards(reward)
         if self.track_scores and depth > 0 and self.path_player[0] == self.player:

@@ -631,6 +631,12 @@ cdef class Khiva(GameCore):
     cdef void set_tracking(self, bint on) noexcept:
         self.s.tracking = on
 
+    cdef void* raw_state(self) noexcept:
+        return &self.s
+
+    cdef size_t raw_size(self) noexcept:
+        return sizeof(KState)
+
     # ============================================================ information
     cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
         return ih_key(&self.s.ih, player, observer, mode)

@@ -59,9 +59,19 @@ def _factory(load: Callable[[], type]) -> Callable[..., GameCore]:
 
 
 _TASCHKENT = _core("taschkent", "Taschkent")
+_KHAN = _core("khan", "KhanOfKhans")
+
+
+def _khan_list(text: str) -> list:
+    """--khans impala,bison,...: one Khan per seat."""
+    return [k.strip().lower() for k in text.split(",") if k.strip()]
 
 GAMES: Dict[str, GameInfo] = {
     "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _khiva, core_class=_khiva_class),
+    "khan": GameInfo("khan", "Khan of Khans", 2, 5, 4, _factory(_KHAN),
+                     aliases=("khanofkhans", "khan-of-khans"), core_class=_KHAN,
+                     options={"khans": ("one Khan per seat, e.g. impala,bison,morokanth,sable "
+                                        "(default: dealt from the seed)", _khan_list)}),
     "taschkent": GameInfo("taschkent", "Taschkent", 2, 4, 3, _factory(_TASCHKENT),
                           core_class=_TASCHKENT),
 }

@@ -1,0 +1,194 @@
+"""Khan of Khans information: determinization respects what the observer saw, and only that.
+
+Hidden: the order of every deck (but the cards the Impala People revealed stay on top, known to
+all) and the values of the Sable Nation's face-down raid cards (their decks are public: every
+deck has its own back). A sample keeps each deck's unseen contents (card counting) and gives
+Sable's cards values its deck still had, within the bounds its Stampede! revealed.
+"""
+import random
+from collections import Counter
+
+import pytest
+
+from cext.khan import KhanOfKhans
+from khan_support import play, position
+
+ALL5 = ["impala", "bison", "morokanth", "sable", "llama"]
+
+
+def advance(g, moves, seed=0):
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if g.is_terminal():
+            break
+        g.apply(rng.choice(g.legal_moves()))
+    return g
+
+
+def positions():
+    """Mid-game positions at every player count with the Sable Nation and the Impala People
+    in play, in every phase."""
+    out = []
+    for n in (2, 3, 4, 5):
+        khans = (["sable", "impala", "llama", "bison", "morokanth"])[:n]
+        for k in (0, 3, 11, 25, 40, 60):
+            out.append(advance(KhanOfKhans(n, 100 + n * 7 + k, khans=khans), k, seed=k))
+    # positions in the blessing, reveal and pick phases
+    for seed in range(400):
+        g = advance(KhanOfKhans(3, seed, khans=["impala", "sable", "bison"]), 30 + seed % 20,
+                    seed=seed)
+        if g.phase in ("blessing", "reveal", "pick") and not any(
+                x.phase == g.phase for x in out):
+            out.append(g)
+    return [g for g in out if not g.is_terminal()]
+
+
+def key(g):
+    return f"{g.n_players}p-t{g.turn}-{g.phase}"
+
+
+@pytest.mark.parametrize("g", positions(), ids=key)
+def test_the_observers_view_and_keys_are_unchanged(g):
+    for o in range(g.n_players):
+        for seed in range(4):
+            d = g.determinized(o, seed)
+            d.check_invariants()
+            assert d.to_json(view=o) == g.to_json(view=o)
+            for mode in ("so", "mo"):
+                assert d.info_key(o, o, mode) == g.info_key(o, o, mode)
+            for a in range(g.n_players):
+                assert d.info_key(a, o, "so") == g.info_key(a, o, "so")
+            assert d.legal_moves() == g.legal_moves()
+
+
+@pytest.mark.parametrize("g", positions(), ids=key)
+def test_a_sample_depends_only_on_the_observers_information(g):
+    for o in range(g.n_players):
+        other = g.determinized(o, 12345)
+        for seed in (1, 2):
+            assert g.determinized(o, seed).to_json() == other.determinized(o, seed).to_json()
+
+
+def test_the_observers_own_view_sees_the_positions_in_the_list():
+    phases = {g.phase for g in positions()}
+    assert {"main", "blessing", "reveal", "pick"} <= phases
+
+
+def test_deck_orders_vary_and_each_deck_keeps_its_contents():
+    g = advance(KhanOfKhans(4, 77, khans=["bison", "llama", "impala", "morokanth"]), 20)
+    d0 = g.to_json()
+    orders = set()
+    for seed in range(60):
+        d = g.determinized(1, seed).to_json()
+        for a, b in zip(d["decks"], d0["decks"]):
+            assert sorted(a["cards"]) == sorted(b["cards"])          # card counting
+        orders.add(tuple(tuple(e["cards"]) for e in d["decks"]))
+    assert len(orders) == 60
+
+
+def test_top_card_is_uniform_over_the_unseen_cards_of_its_deck():
+    g = position(["bison", "morokanth"], tops={"boldhome": ["raid100", "raid50"]}, to_move=0)
+    play(g, "raid-boldhome", "raid-boldhome")             # the 50 and the 100 are out
+    n = 3000
+    tops = Counter(g.determinized(0, s).to_json()["decks"][0]["cards"][-1] for s in range(n))
+    assert "raid100" not in tops                          # all its copies have been seen
+    expect = {"raid20": 1, "raid50": 1, "blessing": 1, "stampede": 1, "champion": 1, "magic": 1}
+    assert set(tops) == set(expect)
+    for c, k in tops.items():
+        assert abs(k / n - 1 / 6) < 0.03, (c, k)
+
+
+def test_impala_revealed_cards_stay_on_top_known_to_all():
+    g = position(["impala", "bison"], tops={"boldhome": ["magic"], "colymar": ["raid100"]},
+                 edit=lambda d: d.update(impala_token="coloured"))
+    play(g, "observant", "reveal-boldhome", "reveal-colymar", "stop", "take-colymar")
+    for o in (0, 1):
+        rest = set()
+        for seed in range(50):
+            d = g.determinized(o, seed).to_json()
+            assert d["decks"][0]["cards"][-1] == "magic" and d["decks"][0]["top"] == "magic"
+            rest.add(tuple(d["decks"][0]["cards"][:-1]))
+        assert len(rest) > 20                            # the rest of the deck is reshuffled
+
+
+def sable_drew_one(deck="dwarfmine"):
+    g = KhanOfKhans(2, 3, khans=["sable", "bison"])
+    rng = random.Random(0)
+    while True:
+        g2 = g.clone()
+        g2.apply(g2.parse_move(f"raid-{deck}"))
+        if g2.to_json(view=1)["sable_face_down"]:
+            return g2
+        g = KhanOfKhans(2, rng.randrange(10**6), khans=["sable", "bison"])
+
+
+def test_sable_face_down_value_is_resampled_from_its_deck_for_the_others():
+    g = sable_drew_one()
+    true_value = g.to_json()["sable_face_down"][0]["value"]
+    n = 4000
+    values = Counter()
+    for seed in range(n):
+        d = g.determinized(1, seed).to_json()
+        v = d["sable_face_down"][0]["value"]
+        values[v] += 1
+        deck = sorted(d["decks"][4]["cards"] + [{20: "raid20", 50: "raid50", 100: "raid100"}[v]])
+        assert deck == sorted(["blessing", "stampede", "champion", "magic", "raid100", "raid50",
+                               "raid50", "raid20"])      # the deck and the card add up
+    # a fresh deck's raid card: 20 one time in 4, 50 two in 4, 100 one in 4
+    assert abs(values[20] / n - 0.25) < 0.03 and abs(values[50] / n - 0.5) < 0.03
+    assert abs(values[100] / n - 0.25) < 0.03
+    # Sable itself knows its card: only the deck order changes
+    for seed in range(50):
+        assert g.determinized(0, seed).to_json()["sable_face_down"][0]["value"] == true_value
+
+
+def test_sable_values_respect_card_counting_and_the_stampede_bound():
+    # Sable holds three face-down cards from Boldhome; then a Stampede! shows a 50
+    g = position(["sable", "bison"], tops={"furthest": ["stampede"]},
+                 herds={0: [20, 50, 50]})
+    play(g, "raid-furthest")
+    v = g.to_json(view=1)
+    assert [s["max"] for s in v["sable_face_down"]] == [20, 50]
+    seen = Counter()
+    for seed in range(300):
+        d = g.determinized(1, seed).to_json()
+        vals = [s["value"] for s in d["sable_face_down"]]
+        assert vals[0] == 20 and vals[1] <= 50           # bounds kept
+        seen[tuple(vals)] += 1
+        # Boldhome's unseen cards (deck + face-down) are what it had minus the shown 50
+        boldhome = d["decks"][0]["cards"] + [
+            {20: "raid20", 50: "raid50", 100: "raid100"}[x] for x in vals]
+        assert sorted(boldhome) == sorted(["blessing", "stampede", "champion", "magic",
+                                           "raid100", "raid50", "raid20"])
+    assert set(seen) == {(20, 50)}                       # the only consistent world
+
+
+def test_sable_values_vary_among_the_consistent_worlds():
+    g = position(["sable", "bison"], herds={0: [100, 20, 50]})
+    seen = Counter()
+    for seed in range(2000):
+        d = g.determinized(1, seed).to_json()
+        seen[tuple(s["value"] for s in d["sable_face_down"])] += 1
+    # three raid cards out of Boldhome's four (100, 50, 50, 20), in order: 12 equally likely
+    # value sequences for the 4!/(1!) orders of positions, weighted by the two 50s
+    assert len(seen) == 12
+    assert all(v > 0 for v in seen.values())
+
+
+def test_the_chance_of_a_theft_from_sable_is_resampled():
+    g = position(["bison", "sable"], tops={"colymar": ["blessing"]}, herds={1: [100, 20, 50]})
+    play(g, "raid-colymar")
+    outcomes = set()
+    for seed in range(40):
+        d = g.determinized(0, seed)
+        d.apply(d.parse_move("steal-P1-random"))
+        outcomes.add(tuple(sorted(d.to_json()["player_state"][0]["herd"].items())))
+    assert len(outcomes) >= 2
+
+
+def test_view_hides_sable_values_and_deck_orders():
+    g = sable_drew_one()
+    v = g.to_json(view=1)
+    assert "value" not in v["sable_face_down"][0]
+    assert all("cards" not in e for e in v["decks"])
+    assert "score" not in v["player_state"][0]
