@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "ismcts:iterations=2000,c=0.7,random,random (default: ismcts, then random)")
     m.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
     m.add_argument("--quiet", action="store_true", help="print only the final score table")
+    m.add_argument("--workers", type=int, default=1,
+                   help="search workers for ismcts agents (more than 1 runs on Ray)")
+    m.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     for key, help_text in all_options().items():
         m.add_argument(f"--{key}", default=None, help=help_text)
     sub.add_parser("games", help="list the games and their player counts")
@@ -68,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--top", type=int, default=5, help="how many moves to show (default 5)")
     h.add_argument("--search-seed", type=int, default=0, help="seed of the search")
     h.add_argument("--mode", choices=("so", "mo"), default="so", help="node keying")
+    h.add_argument("--workers", type=int, default=1, help="search workers (more than 1: Ray)")
+    h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     return parser
 
 
@@ -105,6 +110,14 @@ def cmd_match(args: argparse.Namespace, out) -> int:
         raise ValueError(f"seed must be non-negative, not {args.seed}")
     specs = resolve_seats(args.game, args.players, args.agents)
     options = game_options(info, args)
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    if args.address:
+        os.environ["RAY_ADDRESS"] = args.address
+    if args.workers > 1 or args.address:
+        for spec in specs:
+            if spec.kind == "ismcts" and "workers" not in spec.options:
+                spec.options["workers"] = max(args.workers, 1)
     agents = [spec.build(agent_seed(args.seed, seat)) for seat, spec in enumerate(specs)]
     n = len(agents)
     print(f"{info.title}, {n} players, seed {args.seed}", file=out)
@@ -131,6 +144,9 @@ class _GamePrinter:
     def on_move(self, state, player: int, move: int) -> None:
         for line in state.narrate(self.before, player, move):
             print(line, file=self.out)
+        if state.is_terminal():
+            print("", file=self.out)
+            print(state.render(), file=self.out)
 
 
 def _print_table(out, record, agents) -> None:
@@ -186,7 +202,12 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     if args.top < 1:
         raise ValueError("--top must be positive")
     budget = Budget(args.iterations or (0 if args.time else 2000), args.time or 0.0)
-    sug = suggest(position, budget, args.top, seed=args.search_seed, mode=args.mode)
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    if args.address:
+        os.environ["RAY_ADDRESS"] = args.address
+    sug = suggest(position, budget, args.top, seed=args.search_seed, mode=args.mode,
+                  workers=args.workers, address=args.address)
     print(f"{info.title}: hints for P{sug.player} ({sug.iterations:,} iterations in "
           f"{sug.seconds:.2f} s)", file=out)
     width = max(len(m.text) for m in sug.moves)
@@ -301,6 +322,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (UsageError, ValueError) as e:
         print(f"caravan: error: {e}", file=sys.stderr)
         return 2
+    except RuntimeError as e:      # e.g. Ray missing for --workers > 1
+        print(f"caravan: error: {e}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:

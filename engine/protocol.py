@@ -72,7 +72,7 @@ class Option:
 
 
 OPTIONS: List[Option] = [
-    Option("Workers", "spin", 1, 1, 1),
+    Option("Workers", "spin", 1, 1, 1024),
     Option("Iterations", "spin", 1000, 1, MAX_ITERATIONS),
     Option("MoveTime", "spin", 0, 0, MAX_MOVETIME_MS),
     Option("Seed", "spin", 0, 0, 2**63 - 1),
@@ -161,9 +161,15 @@ class Engine:
             raise ProtocolError(f"unknown option {name[:40]!r}")
         if value == "":
             raise ProtocolError(f"option {option.name} needs a value")
-        if option.name == "Workers" and value != "1":
-            raise ProtocolError("Workers above 1 needs the distributed search, not available yet")
-        self.options[option.name.lower()] = option.parse(value)
+        parsed = option.parse(value)
+        if option.name == "Workers" and parsed > 1:
+            from search.parallel import require_ray
+
+            try:
+                require_ray()
+            except RuntimeError as e:
+                raise ProtocolError(str(e)) from None
+        self.options[option.name.lower()] = parsed
 
     def cmd_ucinewgame(self, args, line):
         self.state = None
@@ -310,6 +316,10 @@ class Engine:
         self.stop_event.clear()
         self.searches += 1
         seed = int(self.options["seed"])
+        workers = int(self.options["workers"])
+        if workers > 1:
+            self.start_parallel_search(state, iterations, seconds, seed, workers, finish)
+            return
         tree = make_tree(state, state.to_move, seed, float(self.options["c"]),
                          str(self.options["keymode"]), int(self.options["maxnodes"]))
 
@@ -319,6 +329,29 @@ class Engine:
                 finish(collect(state, tree, elapsed), state)
             except Exception as e:  # never leave a client waiting for bestmove
                 self.error(f"internal error: {e}")
+                self.send("bestmove (none)")
+
+        self.searching = threading.Thread(target=work, name="caravan-search", daemon=True)
+        self.searching.start()
+
+    def start_parallel_search(self, state, iterations, seconds, seed, workers, finish) -> None:
+        """The same search spread over `workers` Ray actors (root-parallel)."""
+        def work():
+            try:
+                from search.parallel import shared_search
+
+                pool = shared_search(workers)
+                result = pool.search(state, iterations=iterations, seconds=seconds, seed=seed,
+                                     c=float(self.options["c"]),
+                                     mode=str(self.options["keymode"]),
+                                     max_nodes=int(self.options["maxnodes"]),
+                                     stop=self.stop_event)
+                if result.failed:
+                    self.send(f"info string workers failed {' '.join(map(str, result.failed))}; "
+                              f"merged {len(result.answered)} of {result.workers}")
+                finish(result, state)
+            except Exception as e:  # never leave a client waiting for bestmove
+                self.error(f"parallel search failed: {e}")
                 self.send("bestmove (none)")
 
         self.searching = threading.Thread(target=work, name="caravan-search", daemon=True)

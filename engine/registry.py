@@ -60,6 +60,7 @@ def _factory(load: Callable[[], type]) -> Callable[..., GameCore]:
 
 _TASCHKENT = _core("taschkent", "Taschkent")
 _KHAN = _core("khan", "KhanOfKhans")
+_KILIM = _core("kilim", "Kilim")
 
 
 def _khan_list(text: str) -> list:
@@ -72,6 +73,7 @@ GAMES: Dict[str, GameInfo] = {
                      aliases=("khanofkhans", "khan-of-khans"), core_class=_KHAN,
                      options={"khans": ("one Khan per seat, e.g. impala,bison,morokanth,sable "
                                         "(default: dealt from the seed)", _khan_list)}),
+    "kilim": GameInfo("kilim", "Kilim", 2, 5, 4, _factory(_KILIM), core_class=_KILIM),
     "taschkent": GameInfo("taschkent", "Taschkent", 2, 4, 3, _factory(_TASCHKENT),
                           core_class=_TASCHKENT),
 }

@@ -64,9 +64,10 @@ class IsmctsAgent(Agent):
     name = "ismcts"
 
     def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0, c: float = DEFAULT_C,
-                 mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES) -> None:
+                 mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES, workers: int = 1) -> None:
         if iterations == 0 and time == 0:
             iterations = DEFAULT_ITERATIONS
+        self.workers = workers
         self.seed = seed
         self.iterations = iterations
         self.time = time
@@ -81,16 +82,24 @@ class IsmctsAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         self.calls += 1
-        self.last = search(state, iterations=self.iterations, seconds=self.time,
-                           seed=self.seed * 1_000_003 + self.calls, c=self.c, mode=self.mode,
-                           max_nodes=self.max_nodes)
+        seed = self.seed * 1_000_003 + self.calls
+        if self.workers > 1:
+            from search.parallel import shared_search
+
+            self.last = shared_search(self.workers).search(
+                state, iterations=self.iterations, seconds=self.time, seed=seed, c=self.c,
+                mode=self.mode, max_nodes=self.max_nodes)
+        else:
+            self.last = search(state, iterations=self.iterations, seconds=self.time, seed=seed,
+                               c=self.c, mode=self.mode, max_nodes=self.max_nodes)
         return self.last.move
 
     def describe(self) -> str:
         budget = f"iterations={self.iterations}" if self.iterations else ""
         if self.time:
             budget += ("," if budget else "") + f"time={self.time}"
-        return f"ismcts:{budget},c={self.c},mode={self.mode}"
+        workers = f",workers={self.workers}" if self.workers > 1 else ""
+        return f"ismcts:{budget},c={self.c},mode={self.mode}{workers}"
 
 
 class PimcAgent(Agent):
@@ -263,6 +272,8 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
     "mode": _Option(str, lambda v: v in ("so", "mo"), "so or mo"),
     "max_nodes": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 50_000_000,
                          "an integer between 1 and 50,000,000"),
+    "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 1024,
+                       "an integer between 1 and 1024 (more than 1 searches on Ray)"),
 }
 
 

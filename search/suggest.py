@@ -87,13 +87,16 @@ def load_position(position: Union[GameCore, dict, str]) -> GameCore:
 def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, float, dict] = 1000,
             top_k: int = 5, *, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
             max_nodes: int = DEFAULT_MAX_NODES,
-            stop: Optional[threading.Event] = None) -> Suggestion:
+            stop: Optional[threading.Event] = None, workers: int = 1,
+            address: Optional[str] = None) -> Suggestion:
     """Rank the moves of the seat to move in `position`.
 
     `position` is a game state (the search still sees only the seat to move's information)
     or a view: what one seat knows, as produced by `to_json(view=seat)` (see
     docs/protocol.md). `budget`: an int is iterations, a float seconds. Returns the `top_k`
     moves by visits with their visits, mean reward, win probability and expected final score.
+    `workers` > 1 (or a Ray `address`) runs a root-parallel search on Ray (the iteration
+    budget is shared out among the workers; a time budget holds for each).
     """
     if not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")
@@ -101,8 +104,17 @@ def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, flo
     state = load_position(position)
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to suggest")
-    result = search(state, iterations=b.iterations, seconds=b.seconds, seed=seed, c=c, mode=mode,
-                    max_nodes=max_nodes, stop=stop)
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError("workers must be a positive integer")
+    if workers > 1 or address:
+        from search.parallel import shared_search
+
+        result = shared_search(workers, address).search(
+            state, iterations=b.iterations, seconds=b.seconds, seed=seed, c=c, mode=mode,
+            max_nodes=max_nodes, stop=stop)
+    else:
+        result = search(state, iterations=b.iterations, seconds=b.seconds, seed=seed, c=c,
+                        mode=mode, max_nodes=max_nodes, stop=stop)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score) for i, s in enumerate(result.stats[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result)

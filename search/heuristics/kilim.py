@@ -1,0 +1,154 @@
+"""Rule-based Kilim agent: bids from what the domino is worth to its own Kilim, weaves greedily.
+
+`choose(world, player, rng)`: `world` is a determinization for `player` (Kilim core), so
+reading any part of it is fair. The agent
+- values the domino on the table by the best gain in its own points one placement of it
+  would bring (groups, types, largest groups, torn penalty) plus a compactness term, and bids
+  a Gold card in proportion, keeping high cards for valuable dominoes;
+- as a Spy, plays just above the best single offer when the domino is worth it, else its
+  lowest card; pays the cheapest valid card for the Scrap Bag and the Artisan;
+- weaves every domino, scrap and perfect carpet where its own evaluation is highest
+  (points, then a compact bounding box that keeps a rectangle within reach);
+- uses a scrap, a perfect carpet or a token when that raises its evaluation.
+"""
+from __future__ import annotations
+
+import random
+from typing import List
+
+K_CARD, K_BID, K_SCRAPPICK, K_TOKENPICK, K_PLACE, K_DONE = 1, 2, 3, 4, 5, 6
+SPY, SCRAP, ARTISAN = 16, 17, 18
+
+
+def kind(move: int) -> int:
+    return move >> 24
+
+
+def evaluate(world, player: int) -> float:
+    """Own points plus a compactness term: holes in the bounding box cost a little."""
+    rows = world.kilim_rows(player)
+    if not rows:
+        return 0.0
+    area = len(rows) * len(rows[0])
+    holes = area - world.kilim_size(player)
+    return world.scores()[player] - 0.4 * holes + 0.05 * world.kilim_size(player)
+
+
+def greedy_finish(world, player: int, depth: int = 0) -> float:
+    """Evaluation after finishing a sub-decision (placing, choosing a cell) greedily."""
+    if world.is_terminal() or world.to_move != player or depth > 2 \
+            or world.phase not in ("place", "scrap-at"):
+        return evaluate(world, player)
+    best = None
+    for m in world.legal_moves():
+        w = world.clone()
+        w.apply(m)
+        v = greedy_finish(w, player, depth + 1)
+        if best is None or v > best:
+            best = v
+    return best
+
+
+def best_by_eval(world, player: int, moves: List[int], rng: random.Random) -> int:
+    scored = []
+    for m in moves:
+        w = world.clone()
+        w.apply(m)
+        scored.append((greedy_finish(w, player) + rng.random() * 1e-3, m))
+    return max(scored)[1]
+
+
+def domino_value(world, player: int) -> float:
+    """What the domino on the table would add to the player's evaluation, placed at best."""
+    d = world.to_json()
+    domino = d["on_table"]
+    if domino is None:
+        return 0.0
+    halves = domino[-2:]
+    base = evaluate(world, player)
+    if halves[1] == "X":
+        return -3.0
+    rows = world.kilim_rows(player)
+    if not rows:
+        return 2.0 + (1.0 if halves[0] == halves[1] else 0.0)
+    text = "".join(rows)
+    gain = 0.0
+    for h in set(halves):
+        if h in text:
+            gain += 1.5
+    if halves[0] == halves[1]:
+        gain += 1.0
+    return gain + 0.0 * base
+
+
+def choose(world, player: int, rng: random.Random) -> int:
+    legal = world.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    k = kind(legal[0])
+    phase = world.phase
+    if phase == "card":
+        cards = {m & 0xFFFFFF: m for m in legal}
+        golds = sorted(c for c in cards if c <= 15)
+        value = domino_value(world, player)
+        if not golds:
+            return rng.choice(legal)
+        if value <= 0:
+            if SCRAP in cards and rng.random() < 0.3:
+                return cards[SCRAP]
+            return cards[golds[0]]
+        if SPY in cards and value >= 3 and rng.random() < 0.25:
+            return cards[SPY]
+        if ARTISAN in cards and rng.random() < 0.1:
+            return cards[ARTISAN]
+        # spend in proportion to the value, with a little noise against ties
+        frac = min(1.0, value / 5.0)
+        idx = int(round(frac * (len(golds) - 1) * 0.8 + rng.uniform(-1, 1)))
+        idx = max(0, min(len(golds) - 1, idx))
+        return cards[golds[idx]]
+    if phase == "spy":
+        d = world.to_json()
+        offers = {}
+        for q, ps in enumerate(d["player_state"]):
+            ch = ps.get("choice")
+            if ch and ch.startswith("gold-"):
+                v = int(ch[5:])
+                offers[v] = offers.get(v, 0) + 1
+        singles = [v for v, c in offers.items() if c == 1]
+        top = max(singles) if singles else 0
+        values = sorted(m & 0xFFFFFF for m in legal)
+        if domino_value(world, player) > 1.0:
+            above = [v for v in values if v > top and v not in offers]
+            if above:
+                return (K_BID << 24) | above[0]
+        return (K_BID << 24) | values[0]
+    if phase in ("scrap-bid", "artisan-bid"):
+        values = sorted(m & 0xFFFFFF for m in legal)
+        return (K_BID << 24) | values[0]
+    if phase in ("scrap-pick", "token-pick", "place", "scrap-at"):
+        if phase == "token-pick":
+            d = world.to_json()
+            tokens = {m & 0xFFFFFF: m for m in legal}
+            kil = world.kilim_rows(player)
+            if 2 in tokens and any("X" in r for r in kil):
+                return tokens[2]
+            for t in (0, 3, 1, 2):
+                if t in tokens:
+                    return tokens[t]
+        if phase == "scrap-pick":
+            text = "".join(world.kilim_rows(player))
+            return max(legal, key=lambda m: (text.count("ABCDE"[m & 7]), -(m & 7)))
+        return best_by_eval(world, player, legal, rng)
+    if phase == "window":
+        now = evaluate(world, player)
+        best, best_move = now + 0.25, legal[0]            # DONE unless something helps
+        for m in legal[1:]:
+            w = world.clone()
+            w.apply(m)
+            v = greedy_finish(w, player)
+            if kind(m) == 7:                              # a perfect carpet in reserve
+                v += 0.5
+            if v > best:
+                best, best_move = v, m
+        return best_move
+    return rng.choice(legal)

@@ -1,0 +1,274 @@
+"""Distributed search and arena on Ray.
+
+Ray is imported here only, and only when more than one worker or a cluster address is asked
+for: the default (one worker) never starts or imports Ray.
+
+Root-parallel ISMCTS: W actors each hold the compiled cores and run their own iterations from
+the same root with their own determinization stream (seed * 1_000_003 + worker index); the
+driver sums, per root move, the visits, reward sums and availability (or lets each worker vote
+for its best move). Actors start once and are reused; each search ships the root position
+(a few hundred bytes: the game's C struct) to them. A worker that dies mid-search is left out
+of that search's merge, reported, and replaced before the next search.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
+
+from cext.core import GameCore
+from search.ismcts import DEFAULT_C, DEFAULT_MAX_NODES, MoveStats, SearchResult
+
+INSTALL_HINT = "pip install ray  (or: pip install 'caravan[ray]')"
+
+
+def require_ray():
+    """The ray module, or a clear error that says how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError(f"more than one worker needs Ray, which is not installed: "
+                           f"{INSTALL_HINT}") from None
+    return ray
+
+
+def ensure_ray(workers: int, address: Optional[str] = None):
+    """Connect to `address` (or RAY_ADDRESS), or start a local runtime sized to the machine."""
+    ray = require_ray()
+    if not ray.is_initialized():
+        address = address or os.environ.get("RAY_ADDRESS")
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=max(workers, os.cpu_count() or 1), include_dashboard=False,
+                     log_to_driver=False)
+    return ray
+
+
+class _Worker:
+    """One search process: holds the cores, runs a tree on the root it is given."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.stop_event = threading.Event()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def search(self, state: GameCore, player: int, iterations: int, seconds: float, seed: int,
+               c: float, mode: str, max_nodes: int) -> dict:
+        from search.ismcts import make_tree, run_tree
+
+        self.stop_event.clear()
+        tree = make_tree(state, player, seed, c, mode, max_nodes)
+        elapsed = run_tree(tree, iterations, seconds, self.stop_event, None, 1.0)
+        outcomes = tree.root_outcomes()
+        stats = []
+        for move, visits, mean, avail in tree.root_stats():
+            score_sum, win_sum = outcomes.get(move, (0.0, 0.0))
+            stats.append((move, visits, mean * visits, avail, score_sum, win_sum))
+        return {"worker": self.index, "pid": os.getpid(), "iterations": tree.iterations,
+                "nodes": tree.n_nodes, "tree_moves": tree.tree_moves, "full": tree.full,
+                "seconds": elapsed, "stats": stats}
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+
+@dataclass
+class ParallelResult(SearchResult):
+    """A merged search: also which workers answered and which failed."""
+
+    workers: int = 0
+    answered: List[int] = field(default_factory=list)
+    failed: List[int] = field(default_factory=list)
+    merge: str = "sum"
+
+
+class ParallelSearch:
+    """Root-parallel ISMCTS over `workers` Ray actors, reused from search to search."""
+
+    def __init__(self, workers: int, address: Optional[str] = None) -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self.ray = ensure_ray(workers, address)
+        self.workers = workers
+        # no CPU reserved: a pool must never block the arena's game tasks (or another pool)
+        # from being scheduled; SPREAD places the workers on different nodes of a cluster
+        self._remote = self.ray.remote(num_cpus=0, max_concurrency=2,
+                                       scheduling_strategy="SPREAD")(_Worker)
+        self.actors = [self._remote.remote(i) for i in range(workers)]
+        self.dead: set = set()
+        self.lock = threading.Lock()
+        self.running: List = []
+
+    def replace_dead(self) -> None:
+        for i in sorted(self.dead):
+            self.actors[i] = self._remote.remote(i)
+        self.dead.clear()
+
+    def stop(self) -> None:
+        """Ask every worker to end its current search now."""
+        for i, a in enumerate(self.actors):
+            if i not in self.dead:
+                try:
+                    a.stop.remote()
+                except Exception:
+                    pass
+
+    def search(self, state: GameCore, *, player: Optional[int] = None, iterations: int = 0,
+               seconds: float = 0.0, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
+               max_nodes: int = DEFAULT_MAX_NODES, merge: str = "sum",
+               stop: Optional[threading.Event] = None,
+               on_submit: Optional[Callable[[], None]] = None) -> ParallelResult:
+        """Search `state` for the seat to move on every worker and merge the root statistics.
+
+        `iterations` is the total over all workers (split evenly); `seconds` is wall time for
+        each. With neither, the workers search until `stop` is set. merge="sum" adds visits
+        and reward sums per move; merge="vote" gives each worker's best move one vote.
+        """
+        if merge not in ("sum", "vote"):
+            raise ValueError("merge is 'sum' or 'vote'")
+        if iterations < 0 or seconds < 0:
+            raise ValueError("budgets must be positive")
+        if iterations == 0 and seconds == 0 and stop is None:
+            raise ValueError("give a budget: iterations > 0 or seconds > 0")
+        to_move = state.to_move
+        player = to_move if player is None else player
+        if player != to_move:
+            raise ValueError(f"player {player} is not to move (player {to_move} is)")
+        if state.is_terminal():
+            raise ValueError("the game is over: nothing to search")
+        self.replace_dead()
+        w = self.workers
+        shares = [iterations // w + (1 if i < iterations % w else 0) for i in range(w)] \
+            if iterations else [0] * w
+        t0 = time.perf_counter()
+        refs = [a.search.remote(state, player, shares[i], seconds, seed * 1_000_003 + i, c, mode,
+                                max_nodes) for i, a in enumerate(self.actors)]
+        if on_submit:
+            on_submit()
+        pending = dict(zip(refs, range(w)))
+        answers, failed = [], []
+        stopped = False
+        while pending:
+            ready, _ = self.ray.wait(list(pending), num_returns=1, timeout=0.05)
+            if stop is not None and stop.is_set() and not stopped:
+                self.stop()
+                stopped = True
+            for ref in ready:
+                i = pending.pop(ref)
+                try:
+                    answers.append(self.ray.get(ref))
+                except Exception:
+                    failed.append(i)
+                    self.dead.add(i)
+        elapsed = time.perf_counter() - t0
+        return merge_answers(state, player, answers, failed, w, elapsed, merge)
+
+    def shutdown(self) -> None:
+        for a in self.actors:
+            try:
+                self.ray.kill(a)
+            except Exception:
+                pass
+        self.actors = []
+
+
+def merge_answers(state: GameCore, player: int, answers: List[dict], failed: List[int],
+                  workers: int, elapsed: float, merge: str) -> ParallelResult:
+    """Sum the workers' root statistics (or count their votes) into one result."""
+    totals: Dict[int, List[float]] = {}
+    votes: Dict[int, int] = {}
+    for ans in answers:
+        best = None
+        for move, visits, reward_sum, avail, score_sum, win_sum in ans["stats"]:
+            t = totals.setdefault(move, [0, 0.0, 0, 0.0, 0.0])
+            t[0] += visits
+            t[1] += reward_sum
+            t[2] += avail
+            t[3] += score_sum
+            t[4] += win_sum
+            if best is None or visits > best[1]:
+                best = (move, visits)
+        if best is not None:
+            votes[best[0]] = votes.get(best[0], 0) + 1
+    stats = [MoveStats(m, state.move_to_text(m), int(t[0]), t[1] / t[0] if t[0] else 0.0,
+                       int(t[2]), t[4] / t[0] if t[0] else 0.0, t[3] / t[0] if t[0] else 0.0)
+             for m, t in totals.items()]
+    if merge == "vote":
+        stats.sort(key=lambda s: (-votes.get(s.move, 0), -s.visits, s.move))
+    else:
+        stats.sort(key=lambda s: (-s.visits, -s.mean_reward, s.move))
+    if not stats:
+        if not answers:
+            raise RuntimeError(f"all {workers} search workers failed")
+        best_move = state.legal_moves()[0]
+    else:
+        best_move = stats[0].move
+    iterations = sum(a["iterations"] for a in answers)
+    return ParallelResult(
+        player, best_move, state.move_to_text(best_move), iterations, elapsed,
+        sum(a["nodes"] for a in answers), any(a["full"] for a in answers),
+        sum(a["tree_moves"] for a in answers) / max(1, iterations), stats,
+        workers=workers, answered=sorted(a["worker"] for a in answers), failed=sorted(failed),
+        merge=merge)
+
+
+_SHARED: Dict[tuple, ParallelSearch] = {}
+
+
+def shared_search(workers: int, address: Optional[str] = None) -> ParallelSearch:
+    """One pool of search actors per (workers, address) in this process, started once."""
+    key = (workers, address or os.environ.get("RAY_ADDRESS"))
+    pool = _SHARED.get(key)
+    if pool is None:
+        pool = _SHARED[key] = ParallelSearch(workers, address)
+    return pool
+
+
+def _play_task(game, players, specs, task, seed, options):
+    from search.arena import play_task
+
+    return play_task(game, players, specs, task, seed, options)
+
+
+class _RayArenaRunner:
+    """Arena games as independent Ray tasks, results streamed back as they finish."""
+
+    def __init__(self, game: str, players: int, specs: Sequence[str], seed: int,
+                 options: Optional[dict], workers: int, address: Optional[str]) -> None:
+        self.ray = ensure_ray(workers, address)
+        self.args = (game, players, list(specs))
+        self.seed, self.options, self.workers = seed, options, workers
+        self.remote = self.ray.remote(num_cpus=1)(_play_task)
+        self.pending: List = []
+
+    def __call__(self, tasks) -> Iterable[dict]:
+        game, players, specs = self.args
+        queue = list(tasks)
+        window = max(2 * self.workers, 2)
+        while queue or self.pending:
+            while queue and len(self.pending) < window:
+                t = queue.pop(0)
+                self.pending.append(self.remote.remote(game, players, specs, t, self.seed,
+                                                       self.options))
+            ready, self.pending = self.ray.wait(self.pending, num_returns=1)
+            for ref in ready:
+                yield self.ray.get(ref)
+
+    def close(self) -> None:
+        for ref in self.pending:
+            try:
+                self.ray.cancel(ref, force=True)
+            except Exception:
+                pass
+        self.pending = []
+
+
+def arena_runner(game: str, players: int, specs: Sequence[str], seed: int,
+                 options: Optional[dict], workers: int = 2,
+                 address: Optional[str] = None) -> _RayArenaRunner:
+    return _RayArenaRunner(game, players, specs, seed, options, workers, address)

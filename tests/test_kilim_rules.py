@@ -1,0 +1,498 @@
+"""Kilim rules: both scoring examples of the rulebook, every auction case, each token, scraps,
+torn and perfect carpets, the 2-player version.
+
+Kilims are written as dominoes [row, col, 'h'|'v', halves] with halves top/left first
+(A-E patterns, X torn, P perfect); see tests/kilim_support.py.
+"""
+import pytest
+
+from cext.kilim import Kilim
+from kilim_support import cards, play, player, texts, third_day, window
+
+# ================================================================ the rulebook's examples
+# First example: holes (no rectangle), 3 types, groups A6 B5 C5 (5 + 4 + 4 = 13), the
+# largest group of all three patterns, 2 torn patterns.
+#   A A B B B
+#   A A B B .
+#   A A C C C
+#   X C C . X
+EXAMPLE_1 = {"dominoes": [[0, 0, "v", "AA"], [0, 1, "v", "AA"], [2, 0, "v", "AX"],
+                          [2, 1, "v", "AC"], [2, 2, "v", "CC"], [1, 3, "v", "BC"],
+                          [2, 4, "v", "CX"], [0, 2, "v", "BB"], [0, 3, "h", "BB"]]}
+# Second example: a full 4 x 6 rectangle, all 5 types, 8 groups worth 4+4+3+3+2 = 16,
+# the largest A and B groups (the other player's C, D and E groups are larger).
+#   A A A B B B
+#   A A C C B B
+#   D D C C E E
+#   D D B A E D
+EXAMPLE_2 = {"dominoes": [[0, 0, "v", "AA"], [0, 1, "v", "AA"], [0, 2, "v", "AC"],
+                          [0, 3, "v", "BC"], [0, 4, "h", "BB"], [1, 4, "h", "BB"],
+                          [2, 0, "v", "DD"], [2, 1, "v", "DD"], [2, 2, "v", "CB"],
+                          [2, 3, "v", "CA"], [2, 4, "v", "EE"], [2, 5, "v", "ED"]]}
+SMALL_OTHER = {"dominoes": [[0, 0, "h", "AB"], [1, 0, "h", "DD"]]}
+BIG_CDE = {"dominoes": [[0, 0, "h", "CC"], [0, 2, "v", "CD"], [1, 0, "h", "CC"],
+                        [0, 3, "h", "DD"], [1, 3, "h", "DD"], [2, 0, "h", "EE"],
+                        [2, 2, "h", "EE"]]}
+
+
+def test_first_example_of_the_rulebook_scores_32_line_by_line():
+    g = third_day(3, kilims={0: EXAMPLE_1, 1: SMALL_OTHER, 2: {"dominoes": [[0, 0, "h", "CE"]]}})
+    assert g.kilim_rows(0) == ["AABBB", "AABB.", "AACCC", "XCC.X"]
+    assert g.score_lines(0) == {"rectangle": 0, "types": 10, "adjacent": 13,
+                                "largest_group": 15, "torn": -6, "total": 32}
+    assert g.largest_groups(0) == [6, 5, 5, 0, 0]
+    assert g.scores()[0] == 32
+
+
+def test_second_example_of_the_rulebook_scores_41_line_by_line():
+    g = third_day(3, kilims={0: EXAMPLE_2, 1: BIG_CDE})
+    assert g.kilim_rows(0) == ["AAABBB", "AACCBB", "DDCCEE", "DDBAED"]
+    assert g.score_lines(0) == {"rectangle": 10, "types": 5, "adjacent": 16,
+                                "largest_group": 10, "torn": 0, "total": 41}
+    assert g.largest_groups(1) == [0, 0, 5, 5, 4]
+    assert g.score_lines(1)["largest_group"] == 15
+
+
+def test_torn_patterns_never_form_groups_and_cost_three_each():
+    g = third_day(3, kilims={0: {"dominoes": [[0, 0, "v", "AX"], [0, 1, "v", "BX"]]}})
+    # the two torn halves are adjacent: no group, -3 each; A and B single: no group either
+    assert g.score_lines(0) == {"rectangle": 10, "types": 0, "adjacent": 0, "largest_group": 0,
+                                "torn": -6, "total": 4}
+
+
+def test_exactly_three_types_but_not_four():
+    three = third_day(3, kilims={0: {"dominoes": [[0, 0, "h", "AB"], [0, 2, "h", "CC"]]}})
+    four = third_day(3, kilims={0: {"dominoes": [[0, 0, "h", "AB"], [0, 2, "h", "CD"]]}})
+    assert three.score_lines(0)["types"] == 10 and four.score_lines(0)["types"] == 0
+
+
+def test_perfect_patterns_fill_the_rectangle_and_score_nothing():
+    g = third_day(3, kilims={0: {"dominoes": [[0, 0, "h", "AA"], [1, 0, "h", "PP"]]}},
+                  edit=lambda d: d.update(perfect_supply=2))
+    assert g.score_lines(0) == {"rectangle": 10, "types": 0, "adjacent": 1, "largest_group": 5,
+                                "torn": 0, "total": 16}
+
+
+def test_tied_largest_groups_all_score_and_the_tie_break_is_the_largest_kilim():
+    k1 = {"dominoes": [[0, 0, "h", "AA"]]}
+    k2 = {"dominoes": [[0, 0, "h", "AA"], [1, 0, "h", "PP"]]}
+    g = third_day(2, kilims={0: k1, 1: k2}, edit=lambda d: d.update(perfect_supply=2))
+    assert g.score_lines(0)["largest_group"] == 5 and g.score_lines(1)["largest_group"] == 5
+    assert g.scores()[0] == g.scores()[1]
+    assert g.ranking() == [2, 1]                       # P1's Kilim has 4 cells, P0's 2
+
+
+# ================================================================ the auction
+def fresh(n=4, seed=1):
+    g = Kilim(n, seed)
+    return g
+
+
+def market(g, *choices):
+    """Every seat plays its card (in notation), in seat order."""
+    play(g, *choices)
+
+
+def test_single_winner_takes_the_domino_and_must_weave_it():
+    g = fresh()
+    dom = g.to_json()["on_table"]
+    market(g, "gold-5", "gold-3", "gold-1", "gold-2")
+    d = g.to_json()
+    assert d["phase"] == "place" and d["to_move"] == 0 and d["to_place"] == [dom]
+    assert "gold-5" not in d["player_state"][0]["hand"]      # used cards are spent for the day
+    assert all(t.startswith("place@") for t in texts(g))
+    play(g, texts(g)[0])
+    assert g.kilim_size(0) == 2
+
+
+def test_cancelling_ties_the_rulebooks_example():
+    """Two 15s cancel each other: the 5 wins."""
+    g = fresh()
+    market(g, "gold-15", "gold-15", "gold-5", "gold-3")
+    assert g.to_json()["winner"] == 2 and g.to_json()["win_value"] == 5
+
+
+def test_all_tied_carries_the_domino_to_the_next_winner():
+    g = fresh()
+    first = g.to_json()["on_table"]
+    market(g, "gold-7", "gold-7", "gold-7", "gold-7")
+    d = g.to_json()
+    assert d["pending"] == [first] and d["phase"] == "card" and d["on_table"] != first
+    second = d["on_table"]
+    market(g, "gold-1", "gold-9", "gold-2", "gold-3")
+    d = g.to_json()
+    assert d["to_place"] == [first, second] and d["to_move"] == 1
+    play(g, texts(g)[0])
+    play(g, texts(g)[-1])
+    assert g.kilim_size(1) == 4 and g.to_json()["to_place"] == []
+
+
+def test_pairs_of_ties_leave_no_offer_and_carry_too():
+    g = fresh()
+    market(g, "gold-5", "gold-5", "gold-3", "gold-3")
+    assert len(g.to_json()["pending"]) == 1
+
+
+def last_turn_of_day(n=4):
+    g = Kilim(n, 2)
+    d = g.to_json()
+    d["revealed"] += d["piles"][0]
+    d["lost"] += len(d["piles"][0])
+    d["torn_seen"][0] = d["torn_in"][0]
+    d["piles"][0] = []
+    d["torn_seen"][0] = d["torn_in"][0]                  # the dropped part held the rest
+    return Kilim.from_json(d)
+
+
+def test_a_tied_last_auction_of_the_day_loses_the_domino():
+    g = last_turn_of_day()
+    lost = g.to_json()["lost"]
+    market(g, "gold-4", "gold-4", "gold-4", "gold-4")
+    d = g.to_json()
+    assert d["lost"] == lost + 1 and d["day"] == 1 and d["pending"] == []
+    assert all(len(ps["hand"]) == 18 for ps in d["player_state"])   # cards come back
+
+
+def test_a_carried_domino_is_lost_with_the_last_one():
+    g = Kilim(4, 2)
+    d = g.to_json()
+    keep = d["piles"][0][-1:]
+    dropped = d["piles"][0][:-1]
+    d["revealed"] += dropped
+    d["lost"] += len(dropped)
+    d["torn_seen"][0] = sum(1 for t in dropped + [d["on_table"]] if t.endswith("X"))
+    d["piles"][0] = keep
+    g = Kilim.from_json(d)
+    lost = g.to_json()["lost"]
+    market(g, "gold-4", "gold-4", "gold-4", "gold-4")       # carried
+    market(g, "gold-6", "gold-6", "gold-6", "gold-6")       # the last one: both lost
+    assert g.to_json()["lost"] == lost + 2 and g.to_json()["day"] == 1
+
+
+def test_spy_chooses_after_seeing_the_offers_rulebook_example():
+    """Red spies on Blue's 12: above 12 wins, below leaves it to Blue, 12 hands it to Green."""
+    for bid, winner in (("gold-13", 0), ("gold-4", 1), ("gold-12", 2)):
+        g = fresh(3)
+        market(g, "spy", "gold-12", "gold-5")
+        assert g.phase == "spy" and g.to_move == 0
+        assert len(texts(g)) == 15                      # every Gold card, seeing the offers
+        play(g, bid)
+        assert g.to_json()["winner"] == winner
+
+
+def test_two_spies_choose_face_down_one_after_the_other():
+    g = fresh(3)
+    market(g, "spy", "spy", "gold-5")
+    play(g, "gold-9")
+    assert g.phase == "spy" and g.to_move == 1
+    assert g.to_json(view=1)["player_state"][0]["spy_bid"] == 0      # hidden from P1
+    play(g, "gold-9")                                    # both 9s cancel: the 5 wins
+    assert g.to_json()["winner"] == 2
+
+
+def test_scrap_bag_with_enough_gold_searches_the_bag_secretly():
+    g = fresh()
+    market(g, "scrap-bag", "gold-5", "gold-3", "gold-1")
+    assert g.phase == "scrap-bid" and texts(g) == [f"gold-{v}" for v in range(6, 16)]
+    play(g, "gold-6")
+    assert g.phase == "scrap-pick" and g.to_move == 0
+    assert texts(g) == ["scrap-A", "scrap-B", "scrap-C", "scrap-D", "scrap-E"]
+    play(g, "scrap-C")
+    me, other = g.to_json(view=0), g.to_json(view=1)
+    assert me["player_state"][0]["scraps_held"] == ["C"]
+    assert "scraps_held" not in other["player_state"][0]
+    assert other["player_state"][0]["scraps_held_count"] == 1
+    hand = me["player_state"][0]["hand"]
+    assert "scrap-bag" not in hand and "gold-6" not in hand
+    assert g.phase == "place" and g.to_move == 1         # then the auction winner weaves
+
+
+def test_scrap_bag_without_enough_gold_discards_a_card():
+    g = fresh()
+    d = g.to_json()
+    d["player_state"][0]["hand"] = cards(1, 2, 3, scrap=True)
+    g = Kilim.from_json(d)
+    market(g, "scrap-bag", "gold-5", "gold-4", "gold-1")
+    assert texts(g) == ["gold-1", "gold-2", "gold-3"]    # none beats 5: a discard of choice
+    play(g, "gold-2")
+    assert g.phase == "place"
+    assert player(g, 0)["hand"] == ["gold-1", "gold-3"]
+    assert g.to_json()["scraps_on_board_count"] == 5
+
+
+def test_two_scrap_bags_the_highest_searches_a_tie_means_nobody():
+    g = fresh()
+    market(g, "scrap-bag", "scrap-bag", "gold-3", "gold-1")
+    play(g, "gold-8", "gold-9")
+    assert g.phase == "scrap-pick" and g.to_move == 1
+    g = fresh()
+    market(g, "scrap-bag", "scrap-bag", "gold-3", "gold-1")
+    play(g, "gold-8", "gold-8")
+    assert g.phase == "place" and g.to_json()["scraps_on_board_count"] == 5
+
+
+def test_artisan_with_a_lower_card_takes_a_token():
+    g = fresh()
+    market(g, "artisan", "gold-5", "gold-3", "gold-1")
+    assert g.phase == "artisan-bid" and texts(g) == ["gold-1", "gold-2", "gold-3", "gold-4"]
+    play(g, "gold-2")
+    assert g.phase == "token-pick" and g.to_move == 0
+    assert texts(g) == ["token-perfect", "token-rotate", "token-remove", "token-move"]
+    play(g, "token-remove")
+    assert g.to_json()["tokens"][2]["holder"] == 0
+
+
+def test_artisan_without_a_lower_card_discards():
+    g = fresh()
+    market(g, "artisan", "gold-1", "gold-3", "gold-3")    # the 1 wins: nothing is below it
+    assert texts(g) == [f"gold-{v}" for v in range(1, 16)]
+    play(g, "gold-15")
+    assert g.phase == "place" and all(t["holder"] == -1 for t in g.to_json()["tokens"])
+    assert "gold-15" not in player(g, 0)["hand"]
+
+
+def test_two_artisans_the_lowest_calls_a_tie_means_nobody():
+    g = fresh()
+    market(g, "artisan", "artisan", "gold-9", "gold-1")
+    play(g, "gold-4", "gold-3")
+    assert g.phase == "token-pick" and g.to_move == 1
+    g = fresh()
+    market(g, "artisan", "artisan", "gold-9", "gold-1")
+    play(g, "gold-4", "gold-4")
+    assert g.phase == "place"
+
+
+def test_played_cards_are_public_after_the_reveal_and_hidden_before():
+    g = fresh(3)
+    play(g, "gold-7")
+    assert g.to_json(view=1)["player_state"][0]["choice"] is None
+    assert g.to_json(view=1)["player_state"][0]["has_chosen"] is True
+    play(g, "gold-1", "gold-2")
+    assert g.to_json(view=1)["player_state"][0]["choice"] == "gold-7"
+
+
+# ================================================================ weaving
+def connected(rows):
+    cells = {(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch != "."}
+    seen, todo = set(), [next(iter(cells))]
+    while todo:
+        r, c = todo.pop()
+        if (r, c) in seen or (r, c) not in cells:
+            continue
+        seen.add((r, c))
+        todo += [(r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)]
+    return seen == cells
+
+
+def test_every_placement_touches_the_kilim():
+    g = fresh()
+    market(g, "gold-5", "gold-3", "gold-1", "gold-2")
+    assert len(texts(g)) in (2, 4)                       # first domino: either way, either order
+    play(g, texts(g)[0])
+    while g.phase != "card":
+        play(g, texts(g)[0])
+    market(g, "gold-6", "gold-4", "gold-2", "gold-3")
+    moves = texts(g)
+    assert len(moves) >= 10
+    for t in moves:
+        h = g.clone()
+        play(h, t)
+        assert h.kilim_size(0) == 4 and connected(h.kilim_rows(0)), t
+
+
+def test_a_won_torn_carpet_must_be_woven():
+    g = Kilim(3, 0)
+    v = 1
+    while not g.to_json()["on_table"].endswith("X"):
+        play(g, *[f"gold-{v}"] * 3)                      # carried until a torn carpet shows
+        v += 1
+    market(g, "gold-15", f"gold-{v}", f"gold-{v + 1}")
+    d = g.to_json()
+    assert d["phase"] == "place" and d["to_place"][-1].endswith("X")
+    while g.phase == "place":
+        assert "done" not in texts(g)
+        play(g, texts(g)[0])
+    assert "X" in "".join(g.kilim_rows(0))
+    assert g.score_lines(0)["torn"] == -3
+
+
+def test_scrap_restores_a_torn_pattern():
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AX"]]}}, scraps_held={0: ["A"]})
+    assert "weave-scrap-A" in texts(g)
+    play(g, "weave-scrap-A")
+    assert texts(g) == ["scrap@0,0", "scrap@0,1"]
+    play(g, "scrap@0,1")
+    assert g.kilim_rows(0) == ["AA"] and g.score_lines(0)["torn"] == 0
+    assert g.score_lines(0)["adjacent"] == 1
+    assert g.to_json()["scraps_woven"] == {"A": 0}
+
+
+def test_scrap_fills_a_hole_and_covers_a_pattern():
+    k = {"dominoes": [[0, 0, "h", "BB"], [1, 1, "h", "CB"]]}       # hole at (1, 0)
+    g = window(kilims={0: k}, scraps_held={0: ["B", "D"]})
+    play(g, "weave-scrap-B")
+    assert texts(g) == ["scrap@0,0", "scrap@0,1", "scrap@0,2", "scrap@1,0", "scrap@1,1",
+                        "scrap@1,2"]                     # every pattern and both holes
+    play(g, "scrap@1,0")
+    assert g.kilim_rows(0) == ["BB.", "BCB"]
+    assert g.score_lines(0)["rectangle"] == 0
+    play(g, "weave-scrap-D", "scrap@1,1")                # covers the C
+    assert g.kilim_rows(0) == ["BB.", "BDB"]
+
+
+def test_take_and_weave_a_perfect_carpet():
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AA"]]}}, tokens={"perfect": 0})
+    assert texts(g)[:2] == ["done", "take-perfect"]
+    play(g, "take-perfect")
+    d = g.to_json()
+    assert d["perfect_supply"] == 2 and player(g, 0)["perfect_held"] == 1
+    assert d["tokens"][0]["used"] is True and "take-perfect" not in texts(g)
+    play(g, "weave-perfect")
+    assert g.phase == "place"
+    play(g, "place@1,0h:PP")
+    assert g.kilim_rows(0) == ["AA", "PP"] and g.score_lines(0)["rectangle"] == 10
+
+
+def test_perfect_carpet_kept_for_a_later_day():
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AA"]]}}, perfect_held={0: 1})
+    assert "weave-perfect" in texts(g)
+    play(g, "done")
+    assert player(g, 0)["perfect_held"] == 1
+
+
+def test_rotate_token_swaps_or_swings_a_domino():
+    k = {"dominoes": [[0, 0, "h", "AB"], [0, 2, "h", "BB"]]}
+    g = window(kilims={0: k}, tokens={"rotate": 0})
+    rot = [t for t in texts(g) if t.startswith("rotate@0,0h")]
+    assert "rotate@0,0h:swap" in rot and "rotate@0,2h:swap" not in texts(g)   # a double
+    h = g.clone()
+    play(h, "rotate@0,0h:swap")
+    assert h.kilim_rows(0) == ["BABB"]
+    h = g.clone()
+    play(h, "rotate@0,0h:keep2-down")                   # B stays, A swings below it
+    assert h.kilim_rows(0) == ["BBB", "A.."]
+    assert h.to_json()["tokens"][1]["used"] is True
+    assert h.phase == "card"                             # nothing optional is left
+
+
+def test_remove_token_takes_a_domino_or_a_scrap_out_of_the_game():
+    k = {"dominoes": [[0, 0, "h", "AX"], [0, 2, "h", "AA"]], "scraps": [["C", 0, 2]]}
+    g = window(kilims={0: k}, tokens={"remove": 0})
+    t = texts(g)
+    assert "remove@0,0h" in t and "remove-scrap-C" in t
+    assert "remove@0,2h" not in t                        # held in place by the scrap
+    h = g.clone()
+    play(h, "remove@0,0h")
+    assert h.kilim_rows(0) == ["CA"] and h.score_lines(0)["torn"] == 0
+    assert h.to_json()["removed"] == [1, 0]
+    play(g, "remove-scrap-C")
+    assert g.kilim_rows(0) == ["AXAA"] and g.to_json()["scraps_out"] == ["C"]
+
+
+def test_move_token_moves_a_domino_without_turning_it():
+    k = {"dominoes": [[0, 0, "h", "AB"], [0, 2, "h", "CC"]]}
+    g = window(kilims={0: k}, tokens={"move": 0})
+    play(g, "move@0,0h")
+    assert g.phase == "place"
+    assert all(t.endswith("h:AB") for t in texts(g))   # same orientation, same order
+    play(g, "place@1,0h:AB")
+    assert g.kilim_rows(0) == ["CC", "AB"]
+
+
+def test_move_token_moves_a_scrap():
+    k = {"dominoes": [[0, 0, "h", "AB"]], "scraps": [["E", 0, 0]]}
+    g = window(kilims={0: k}, tokens={"move": 0})
+    play(g, "move-scrap-E")
+    assert g.phase == "scrap-at" and g.kilim_rows(0) == ["AB"]
+    play(g, "scrap@0,1")
+    assert g.kilim_rows(0) == ["AE"]
+
+
+def test_tokens_return_to_the_board_at_the_end_of_the_day():
+    g = last_turn_of_day(3)
+    market(g, "artisan", "gold-5", "gold-3")
+    play(g, "gold-1", "token-rotate")
+    assert g.to_json()["tokens"][1]["holder"] == 0
+    while g.to_json()["day"] == 0:
+        play(g, texts(g)[0])
+    assert all(t["holder"] == -1 and not t["used"] for t in g.to_json()["tokens"])
+
+
+def test_window_is_offered_only_with_something_to_do():
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AA"]]}}, scraps_held={0: ["B"]})
+    assert texts(g) == ["done", "weave-scrap-B"]
+    play(g, "done")
+    assert g.phase == "card"                             # the others had nothing optional
+    g = Kilim(3, 1)
+    market(g, "gold-5", "gold-3", "gold-1")
+    play(g, texts(g)[0])
+    assert g.phase == "card"                             # nobody had anything optional
+
+
+# ================================================================ set-up
+@pytest.mark.parametrize("players,torn,size", [(2, [1, 1, 0], 10), (3, [1, 1, 1], 15),
+                                               (4, [2, 1, 1], 15), (5, [2, 2, 1], 15)])
+def test_piles_and_torn_carpets_by_player_count(players, torn, size):
+    d = Kilim(players, 9).to_json()
+    assert d["torn_in"] == torn
+    piles = [[d["on_table"]] + d["piles"][0]] + d["piles"][1:]
+    assert [len(p) for p in piles] == [size] * 3
+    for g, pile in enumerate(piles):
+        assert sum(1 for t in pile if t.endswith("X")) == torn[g]
+        assert all(t[0] == str(g + 1) for t in pile if not t.endswith("X"))
+    all_torn = [t for p in piles for t in p if t.endswith("X")]
+    assert len(set(all_torn)) == len(all_torn)
+
+
+def test_two_player_version_gold_one_to_ten():
+    d = Kilim(2, 3).to_json()
+    assert d["player_state"][0]["hand"] == cards(*range(1, 11), spy=True, scrap=True, artisan=True)
+
+
+def test_removed_and_replaced_dominoes_differ_between_deals():
+    decks = {tuple(sorted(Kilim(2, s).to_json()["piles"][1])) for s in range(20)}
+    assert len(decks) > 15
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError):
+        Kilim(1)
+    with pytest.raises(ValueError):
+        Kilim(6)
+    with pytest.raises(ValueError):
+        Kilim(3, -1)
+    d = Kilim(3, 1).to_json()
+    d["player_state"][0]["kilim"] = {"dominoes": [[0, 0, "h", "AB"], [0, 1, "v", "CC"]],
+                                     "scraps": []}
+    with pytest.raises(ValueError):
+        Kilim.from_json(d)                               # overlapping dominoes
+    d = Kilim(3, 1).to_json()
+    d["lost"] = 3
+    with pytest.raises(ValueError):
+        Kilim.from_json(d)                               # dominoes out of nowhere
+
+
+def test_illegal_moves_are_refused_without_change():
+    g = Kilim(3, 1)
+    before = g.to_json()
+    with pytest.raises(ValueError):
+        g.apply((2 << 24) | 5)
+    assert g.to_json() == before
+
+
+def test_render_and_narrate_tell_the_game():
+    g = Kilim(4, 3)
+    lines = []
+    import random
+    rng = random.Random(3)
+    while not g.is_terminal():
+        b = g.clone()
+        p = g.to_move
+        m = rng.choice(g.legal_moves())
+        g.apply(m)
+        lines += g.narrate(b, p, m)
+    text = "\n".join(lines)
+    assert "wins the auction" in text and "is revealed" in text and "weaves place@" in text
+    assert "the game is over" in text
+    r = g.render()
+    assert "P3: score" in r and "-" in r

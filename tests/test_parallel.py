@@ -1,0 +1,143 @@
+"""Distributed search and arena on a local Ray runtime with 2 CPUs."""
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+from engine.registry import new_game
+
+ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def pool():
+    from search import parallel
+
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    p = parallel.shared_search(2)
+    yield p
+    p.shutdown()
+    parallel._SHARED.clear()
+    ray.shutdown()
+
+
+def test_distributed_search_merges_statistics_that_add_up(pool):
+    g = new_game("khiva", 3, 7)
+    r = pool.search(g, iterations=3000, seed=1)
+    assert r.answered == [0, 1] and r.failed == []
+    assert r.iterations == 3000 == sum(s.visits for s in r.stats)
+    assert r.move in g.legal_moves() and r.text == r.stats[0].text
+    assert all(0 <= s.mean_reward <= 1 and s.availability >= s.visits for s in r.stats)
+    again = pool.search(g, iterations=3000, seed=1)      # reproducible, actors reused
+    assert [(s.move, s.visits) for s in again.stats] == [(s.move, s.visits) for s in r.stats]
+
+
+def test_majority_vote_merge(pool):
+    g = new_game("khiva", 2, 3)
+    r = pool.search(g, iterations=2000, seed=2, merge="vote")
+    assert r.merge == "vote" and r.move in g.legal_moves()
+
+
+def test_a_time_budget_holds_across_workers(pool):
+    g = new_game("khiva", 3, 1)
+    t0 = time.perf_counter()
+    r = pool.search(g, seconds=0.5, seed=3)
+    assert time.perf_counter() - t0 < 2.0 and r.iterations > 0
+
+
+def test_a_killed_worker_is_survived_and_replaced(pool):
+    g = new_game("khiva", 3, 2)
+    victim = pool.actors[1]
+    killer = threading.Timer(0.5, lambda: ray.kill(victim))
+    killer.start()
+    r = pool.search(g, seconds=2.0, seed=4)
+    killer.join()
+    assert r.failed == [1] and r.answered == [0]
+    assert r.move in g.legal_moves() and r.iterations > 0
+    r2 = pool.search(g, iterations=1000, seed=4)          # the dead worker was replaced
+    assert r2.answered == [0, 1] and r2.failed == []
+
+
+def test_stop_ends_an_unbounded_parallel_search(pool):
+    g = new_game("khiva", 3, 5)
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    t0 = time.perf_counter()
+    r = pool.search(g, stop=stop, seed=1)
+    assert time.perf_counter() - t0 < 3.0 and r.iterations > 0
+
+
+def test_suggest_with_workers(pool):
+    from search.suggest import suggest
+
+    s = suggest(new_game("khiva", 3, 9), 2000, 3, workers=2)
+    assert s.iterations == 2000 and len(s.moves) == 3
+
+
+def test_arena_games_run_as_ray_tasks(pool):
+    from search.arena import run_arena
+    from search.parallel import arena_runner
+
+    specs = ["ismcts:iterations=30", "random"]
+    result = run_arena("khiva", 2, specs, 4, seed=2,
+                       runner=arena_runner("khiva", 2, specs, 2, None, workers=2))
+    records = result.tally.records
+    assert sorted(r["number"] for r in records) == [0, 1, 2, 3]
+    local = run_arena("khiva", 2, specs, 4, seed=2)
+    assert sorted((r["number"], tuple(r["moves"])) for r in records) == \
+        sorted((r["number"], tuple(r["moves"])) for r in local.tally.records)
+
+
+def run_py(code):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=tempfile.gettempdir())
+
+
+def test_one_worker_never_imports_ray():
+    r = run_py(
+        "import sys\n"
+        "from engine.registry import new_game\n"
+        "from search.suggest import suggest\n"
+        "from search.agents import parse_agent\n"
+        "from search.match import play_game\n"
+        "from search.arena import run_arena\n"
+        "suggest(new_game('khiva', 3, 1), 200, 2)\n"
+        "play_game('khiva', [parse_agent('ismcts:iterations=50').build(1),"
+        " parse_agent('random').build(2)], 3)\n"
+        "run_arena('khiva', 2, ['random', 'heuristic'], 2)\n"
+        "assert 'ray' not in sys.modules, 'ray was imported'\n"
+        "print('ok')\n")
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_missing_ray_with_workers_is_a_clear_error():
+    r = run_py(
+        "import sys\n"
+        "sys.modules['ray'] = None\n"
+        "from engine.registry import new_game\n"
+        "from search.suggest import suggest\n"
+        "try:\n"
+        "    suggest(new_game('khiva', 3, 1), 200, 2, workers=2)\n"
+        "except RuntimeError as e:\n"
+        "    print(e)\n")
+    assert "pip install ray" in r.stdout, r.stdout + r.stderr
+
+
+def test_protocol_with_two_workers():
+    from protocol_client import Client
+
+    c = Client()
+    c.send("setoption name Workers value 2")
+    c.send("position khiva players 3 seed 4")
+    lines = c.ask("go iterations 2000", "bestmove", timeout=120)
+    assert lines[-1].startswith("bestmove play-")
+    summary = [l for l in lines if l.startswith("info iterations")]
+    assert summary and summary[-1].startswith("info iterations 2000 ")
+    c.send("go infinite")
+    time.sleep(1.0)
+    assert c.ask("stop", "bestmove", timeout=30)[-1].startswith("bestmove play-")
+    assert c.close() == 0
