@@ -42,6 +42,7 @@ cdef enum:
     LOC_HERD = 0             # where a face-down Sable card lies
     LOC_CORRAL = 1
     LOC_BOX = 2
+    PLAYOUT_EPSILON = 10     # playouts: percent of uniformly random moves (a search aid)
 
 cdef int DECK_COUNT[7]       # copies of each type in every deck
 DECK_COUNT[:] = [1, 2, 1, 1, 1, 1, 1]
@@ -302,6 +303,146 @@ cdef class KhanOfKhans(GameCore):
         cdef int buf[64]
         cdef int n = self.gen_moves(buf)
         return buf[rng_below(rng, n)]
+
+    # ============================================================ playout policy
+    # A search aid, not a rule (docs/rules/khan_of_khans.md, "Playout policy"): the move the
+    # ISMCTS playouts take. It reads only this state (in a search, a determinization) and rng,
+    # counts the cards left in each deck (never their order, except tops known to everyone),
+    # and plays roughly like search/heuristics/khan.py, with a share of uniform moves.
+    cdef double best_steal(self, int p, int* code) noexcept:
+        """Cows of the best card p can take with a blessing (0 if none); code = victim*4+tier.
+        The Sable Nation's card is taken at random: valued at its herd's average."""
+        cdef KState* s = &self.s
+        cdef int q, t
+        cdef double best = 0.0, v
+        code[0] = -1
+        for q in range(s.n):
+            if q == p or s.n_herd[q] == 0:
+                continue
+            if q == s.sable:
+                v = <double>s.herd_val[q] / s.n_herd[q]
+                t = TIER_RANDOM
+            else:
+                t = 2
+                while s.herd[q][t] == 0:
+                    t -= 1
+                v = RAID_VALUE[t]
+            if v > best:
+                best = v
+                code[0] = q * 4 + t
+        return best
+
+    cdef double card_worth(self, int p, int t, double herd, double top, double steal) noexcept:
+        """What drawing a card of type t is worth to p now, in cows (the heuristic's table)."""
+        cdef KState* s = &self.s
+        if t <= T_R100:
+            return RAID_VALUE[t]
+        if t == T_STAMP:
+            return -top
+        if t == T_MAGIC:
+            return -(0.15 * herd + 5.0) if s.champion[p] else -herd
+        if t == T_CHAMP:
+            if s.champion[p]:
+                return -top if p == s.bison else -herd
+            return 0.15 * herd + 5.0
+        return steal if steal > BLESS_POINTS else BLESS_POINTS
+
+    cdef int playout_move(self, Rng* rng) noexcept:
+        cdef KState* s = &self.s
+        cdef int p = s.actor, d, i, t, code, best_d = -1, ties = 0, cows_left = 0
+        cdef double herd, top, steal, ev, best_ev = -1e300, share
+        cdef double worth[7]
+        cdef int cnt[7]
+        cdef uint32_t m
+        if <int>rng_below(rng, 100) < PLAYOUT_EPSILON:
+            return self.random_move(rng)
+        herd = s.herd_val[p]
+        t = 2
+        while t >= 0 and s.herd[p][t] == 0:
+            t -= 1
+        top = RAID_VALUE[t] if t >= 0 else 0.0
+        steal = self.best_steal(p, &code)
+        if s.phase == PH_BLESS:
+            if code >= 0 and steal >= 50:
+                return MV_STEAL + code
+            return MV_KEEP
+        for t in range(N_TYPES):
+            worth[t] = self.card_worth(p, t, herd, top, steal)
+        if s.phase == PH_PICK:
+            m = s.revealed
+            while m:
+                d = lowest_bit(m)
+                m &= m - 1
+                ev = worth[s.deck[d][s.ndeck[d] - 1]]
+                if ev > best_ev:
+                    best_ev = ev
+                    best_d = d
+            return MV_TAKE + best_d
+        # the expected worth of raiding each deck, from its unseen cards (or its known top)
+        m = s.nonempty
+        while m:
+            d = lowest_bit(m)
+            m &= m - 1
+            if s.phase == PH_REVEAL and (s.revealed >> d) & 1:
+                continue
+            for t in range(N_TYPES):
+                cnt[t] = 0
+            for i in range(s.ndeck[d]):
+                cnt[s.deck[d][i]] += 1
+            cows_left += cnt[T_R20] * 20 + cnt[T_R50] * 50 + cnt[T_R100] * 100
+            if (s.top_known >> d) & 1:
+                ev = worth[s.deck[d][s.ndeck[d] - 1]]
+            else:                               # by counts: the order never matters
+                ev = 0.0
+                for t in range(N_TYPES):
+                    ev += cnt[t] * worth[t]
+                ev /= s.ndeck[d]
+            if ev > best_ev:
+                best_ev = ev
+                best_d = d
+                ties = 1
+            elif ev == best_ev:
+                ties += 1
+                if rng_below(rng, ties) == 0:
+                    best_d = d
+        if s.phase == PH_REVEAL:
+            if s.revealed:
+                m = s.revealed
+                ev = -1e300
+                while m:
+                    d = lowest_bit(m)
+                    m &= m - 1
+                    if worth[s.deck[d][s.ndeck[d] - 1]] > ev:
+                        ev = worth[s.deck[d][s.ndeck[d] - 1]]
+                if best_d < 0 or ev >= 100 or (ev >= 50 and popcount(s.revealed) >= 2):
+                    return MV_STOP
+            return MV_REVEAL + best_d
+        # main phase
+        if s.kept[p] > 0 and code >= 0 and (steal >= 100 or (steal >= 50 and s.n == 2)):
+            return MV_USE + code
+        if p == s.llama and s.corrals_used[p] > s.sneaked[p]:
+            if s.herd[p][T_R100] > 0:
+                return MV_SNEAK + T_R100
+            if s.corrals_open[p] == 0 and herd >= 50 and best_ev < 25:
+                return MV_SNEAK + (T_R50 if s.herd[p][T_R50] > 0 else T_R20)
+        if s.corrals_open[p] > 0 and s.n_herd[p] > 0:
+            share = <double>cows_left / s.n / s.corrals_open[p]
+            if (best_ev <= 0 or (herd >= 0.8 * share and herd >= 90)
+                    or s.cards_left <= 2 * s.n):
+                return MV_CORRAL
+        if p == s.impala and s.impala_token and best_ev < 40:
+            return MV_IMPALA
+        return MV_RAID + best_d
+
+    def playout_choices(self, seed, int count=1) -> list:
+        """The moves the search's playouts would take here in `count` draws from one Rng
+        seeded by `seed` (a test and inspection aid; [] when the game is over)."""
+        cdef Rng r
+        cdef int i
+        if self.s.phase == PH_OVER:
+            return []
+        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        return [self.playout_move(&r) for i in range(count)]
 
     cdef int current(self) noexcept:
         return -1 if self.s.phase == PH_OVER else self.s.actor
