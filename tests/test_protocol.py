@@ -186,7 +186,7 @@ def test_hint_lists_the_best_moves(engine):
     'position khiva view {"game": "khiva", "view": 0}', "position khiva view [1, 2]",
     "go iterations -5", "go iterations x", "go depth 3", "setoption name Nope value 1",
     "setoption name Iterations value 0", "setoption name KeyMode value zz", "hint 0",
-    "setoption name Workers value 4", "position", "setoption",
+    "setoption name Workers value 0", "position", "setoption",
 ])
 def test_errors_are_one_line_and_change_nothing(engine, bad):
     engine.send("position khiva players 3 seed 4 moves play-B1-give-B4")
