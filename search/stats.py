@@ -58,16 +58,18 @@ class EloEstimate:
 
 
 def elo_estimate(wins: int, draws: int, losses: int, z: float = Z95) -> EloEstimate:
-    """The Elo difference and its interval from the score and its standard error (the usual
-    trinomial normal approximation)."""
+    """The Elo difference of the score (draws count half) and its interval: the Wilson
+    interval of the score mapped to Elo, so that a clean sweep still gets a finite lower
+    bound."""
     n = wins + draws + losses
     if n == 0:
         return EloEstimate(0, 0, 0, 0.0, -math.inf, math.inf)
-    s = (wins + 0.5 * draws) / n
-    var = (wins * (1 - s) ** 2 + draws * (0.5 - s) ** 2 + losses * s ** 2) / n
-    se = math.sqrt(var / n)
-    return EloEstimate(wins, draws, losses, elo_from_score(s),
-                       elo_from_score(max(0.0, s - z * se)), elo_from_score(min(1.0, s + z * se)))
+    points = wins + 0.5 * draws
+    low, high = wilson(points, n, z)
+    low = 0.0 if low < 1e-9 else low            # floating point: a sweep's bound is exact
+    high = 1.0 if high > 1 - 1e-9 else high
+    return EloEstimate(wins, draws, losses, elo_from_score(points / n), elo_from_score(low),
+                       elo_from_score(high))
 
 
 @dataclass(frozen=True)
