@@ -87,6 +87,7 @@ cdef int FIELD_CAMEL[9]
 FIELD_CAMEL[:] = [-1, -1, -1, 0, 1, 2, -1, 3, -1]
 cdef int ACTION_DECK[12]
 ACTION_DECK[:] = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]   # Interpretation: 2 of each
+ACTION_DECK_COUNT = 2                                    # copies of each action card type
 cdef int SETUP_GOOD_REGION[3]                            # first-game placement: iron and jade on
 SETUP_GOOD_REGION[:] = [3, 3, 6]                         # a hut in region 4, indigo in region 7
 FOUR_PLAYER_NEUTRAL_REGION = 2                           # region 3 (first game)
@@ -1105,10 +1106,17 @@ cdef class Taschkent(GameCore):
             out["removed_unseen"] = [ACTION_NAMES[s.unseen[i]] for i in range(s.n_unseen)]
             out["trading_pile"] = [TC_NAMES[s.tc_pile[i]] for i in range(s.n_tc_pile)]
         else:
+            del out["seed"]                        # the deal seed would give away every card
             out["view"] = view
+            # public by counting: what is left in the face-down trading-card pile
             out["trading_pile_contents"] = {TC_NAMES[t]: sum(1 for i in range(s.n_tc_pile)
                                                              if s.tc_pile[i] == t)
                                             for t in range(3)}
+            # what the seat knows by counting: the action cards it cannot place (in the other
+            # hands, the face-down pile and, with 2 players, removed face down), by type
+            out["unknown_action_cards"] = {
+                ACTION_NAMES[t]: ACTION_DECK_COUNT - s.played[t] - s.hand[view][t]
+                for t in range(6)}
         return out
 
     @classmethod
@@ -1120,15 +1128,48 @@ cdef class Taschkent(GameCore):
             st = cls(d["players"], d.get("seed", 0))
             (<Taschkent>st).load(d)
             st.check_invariants()
-        except (KeyError, TypeError, IndexError, AssertionError, AttributeError) as e:
+        except (KeyError, TypeError, IndexError, AssertionError, AttributeError,
+                OverflowError) as e:
             raise ValueError(f"impossible or malformed Taschkent state: {e!r}") from None
         return st
+
+    @classmethod
+    def from_view(cls, v) -> "Taschkent":
+        """A full state consistent with one seat's view (to_json(view=seat)), for searching as
+        that seat: the action cards it cannot place go in a fixed (sorted) order to the other
+        hands, the pile and the face-down removed cards, and the trading-card pile is sorted
+        (the search redraws them anyway). The seat's information hashes come from the view.
+        ValueError if the view is malformed, of another game, or impossible."""
+        return taschkent_from_view(cls, v)
+
+    cdef void adopt_view(self, int o, uint64_t public, uint64_t private) noexcept:
+        """Information hashes of seat o as given by a view (no history): the public hash and
+        o's own information set from the view's content, every other entry a distinct value
+        (symmetric, like a real history in which no private event is shared by two seats)."""
+        cdef TState* s = &self.s
+        cdef int a, c
+        ih_reset(&s.ih, <uint64_t>s.n + 0x7A5C)
+        s.ih.public = public
+        for a in range(s.n):
+            for c in range(s.n):
+                s.ih.pair[a][c] = mix64(public + <uint64_t>((a if a < c else c) * 7
+                                                           + (c if a < c else a) * 13 + 1))
+        s.ih.pair[o][o] = private
 
     cdef void load(self, dict d) except *:
         cdef TState* s = &self.s
         n = d["players"]
         self.setup(n, <uint64_t>d.get("seed", 0))
-        s.phase = ("action", "move2", "end", "sell", "over").index(d["phase"])
+        # sizes first: the C arrays below have fixed lengths
+        if len(d["player_state"]) != n:
+            raise ValueError("one player_state per player")
+        if len(d["action_pile"]) + len(d.get("removed_unseen", [])) > N_ACTION_CARDS:
+            raise ValueError(f"at most {N_ACTION_CARDS} action cards in the pile")
+        if len(d["trading_pile"]) > N_TC:
+            raise ValueError(f"at most {N_TC} trading cards in the pile")
+        if len(d["connections"]) != 3:
+            raise ValueError("3 trade connections expected")
+        s.phase = _index(("action", "move2", "end", "sell", "over"), d["phase"], "phase")
         s.actor = d["to_move"] if s.phase != PH_OVER else -1
         if s.phase != PH_OVER and not 0 <= s.actor < n:
             raise ValueError("to_move out of range")
@@ -1138,7 +1179,7 @@ cdef class Taschkent(GameCore):
         s.turn_no = d.get("turn_no", 0)
         s.start_player = d["start_player"]
         s.marker = -1 if d["marker"] is None else d["marker"]
-        s.last_start = -1 if d["last_start"] is None else FIELD_NAMES.index(d["last_start"])
+        s.last_start = -1 if d["last_start"] is None else _index(FIELD_NAMES, d["last_start"], "field")
         for c in range(4):
             s.camel[c] = d["camels"][CAMEL_NAMES[c]]
         for g in range(3):
@@ -1156,7 +1197,7 @@ cdef class Taschkent(GameCore):
             if loc < 8:
                 s.region_huts[loc] |= 1u << h
             for gname in hd["goods"]:
-                g = GOOD_NAMES.index(gname)
+                g = _index(GOOD_NAMES, gname, "good")
                 if s.hut_has[g] >> h & 1:
                     raise ValueError("a hut holds two goods of a kind")
                 s.hut_has[g] |= 1u << h
@@ -1166,34 +1207,38 @@ cdef class Taschkent(GameCore):
         pile = d["action_pile"]
         s.n_pile = len(pile)
         for i, t in enumerate(pile):
-            s.pile[i] = ACTION_NAMES.index(t)
+            s.pile[i] = _index(ACTION_NAMES, t, "action card")
         for t in range(6):
             s.played[t] = d["played_cards"].get(ACTION_NAMES[t], 0)
         un = d.get("removed_unseen", [])
         s.n_unseen = len(un)
         for i, t in enumerate(un):
-            s.unseen[i] = ACTION_NAMES.index(t)
+            s.unseen[i] = _index(ACTION_NAMES, t, "action card")
         disp = d["trading_display"]
         if len(disp) > 10:
             raise ValueError("the display holds at most 10 cards")
         s.n_disp = len(disp)
         for i, t in enumerate(disp):
-            s.disp[i] = TC_NAMES.index(t)
+            s.disp[i] = _index(TC_NAMES, t, "trading card")
         tp = d["trading_pile"]
         s.n_tc_pile = len(tp)
         for i, t in enumerate(tp):
-            s.tc_pile[i] = TC_NAMES.index(t)
+            s.tc_pile[i] = _index(TC_NAMES, t, "trading card")
         s.end_triggered = 1 if d["end_triggered"] else 0
         s.last_card = 1 if d["last_card_taken"] else 0
         if s.virt:
-            s.nc_pos = FIELD_NAMES.index(d["neutral_cameleer"])
+            s.nc_pos = _index(FIELD_NAMES, d["neutral_cameleer"], "field")
             s.sc_region = d["second_cameleer"] - 1
             for t in range(3):
                 s.vtc[t] = d["virtual_cards"][TC_NAMES[t]]
         if s.phase == PH_SELL:
+            if not 1 <= d["trade"]["region"] <= N_REGIONS:
+                raise ValueError("the trading region is 1..8")
             s.tr_region = d["trade"]["region"] - 1
             s.tr_passed = 0
             for p in d["trade"]["passed"]:
+                if not 0 <= p < n:
+                    raise ValueError(f"passed player {p!r} out of range")
                 s.tr_passed |= 1 << p
         for p, ps in enumerate(d["player_state"]):
             s.tugrik[p] = ps["tugrik"]
@@ -1204,13 +1249,11 @@ cdef class Taschkent(GameCore):
                 s.kept[p][r] = ps["kept"][r]
             s.supply[p] = ps["supply"]
             s.storage[p] = ps["storage"]
-            s.cam_pos[p] = FIELD_NAMES.index(ps["cameleer"])
+            s.cam_pos[p] = _index(FIELD_NAMES, ps["cameleer"], "field")
             for t in range(3):
                 s.tc[p][t] = ps["trading_cards"][TC_NAMES[t]]
             for t in range(6):
                 s.hand[p][t] = ps["action_cards"].get(ACTION_NAMES[t], 0)
-        if len(d["player_state"]) != n:
-            raise ValueError("one player_state per player")
         if s.phase == PH_SELL:
             buf = self.legal_moves()
             if len(buf) < 2:
@@ -1257,7 +1300,7 @@ cdef class Taschkent(GameCore):
                 POSTS_PER_PLAYER, f"P{p}: trading posts lost"
             assert all(s.hand[p][t] >= 0 for t in range(6)), "negative action cards"
             assert all(s.tc[p][t] >= 0 for t in range(3)), "negative trading cards"
-            assert 0 <= s.cam_pos[p] < N_FIELDS
+            assert 0 <= s.cam_pos[p] < N_FIELDS, "cameleer field"
         for t in range(6):
             total = (s.played[t] + sum(s.hand[p][t] for p in range(n))
                      + sum(1 for i in range(s.n_pile) if s.pile[i] == t)
@@ -1270,12 +1313,12 @@ cdef class Taschkent(GameCore):
             assert total == 10, f"trading card {TC_NAMES[t]}: {total} instead of 10"
         assert s.n_disp <= s.display_size, "display overfull"
         for i in range(3):
-            assert -1 <= s.stick_border[i] < N_BORDERS
+            assert -1 <= s.stick_border[i] < N_BORDERS, "connection border"
             assert not (s.stick_border[i] < 0 and s.stick_used[i]), "unplaced connection used"
-        assert 1 <= s.round <= 4
-        assert -1 <= s.marker < n and 0 <= s.start_player < n
+        assert 1 <= s.round <= 4, f"action round {s.round} (1..4)"
+        assert -1 <= s.marker < n and 0 <= s.start_player < n, "marker or start player out of range"
         if s.virt:
-            assert 1 <= s.nc_pos <= 7 and 0 <= s.sc_region < 8
+            assert 1 <= s.nc_pos <= 7 and 0 <= s.sc_region < 8, "neutral or second cameleer out of range"
         else:
             assert s.n_unseen == 0 and sum(s.vtc[t] for t in range(3)) == 0
 
@@ -1385,6 +1428,153 @@ cdef int set_points(int a, int b, int c) noexcept:
 def card_set_points(int silk, int china, int spices) -> int:
     """Points of a hand of trading cards (the maximum over the ways to form sets)."""
     return set_points(silk, china, spices)
+
+
+def _index(names, x, what) -> int:
+    """The position of x in names; ValueError naming what was expected."""
+    if x not in names:
+        raise ValueError(f"unknown {what} {x!r} (one of {', '.join(names)})")
+    return names.index(x)
+
+
+# ---------------------------------------------------------------- a seat's view
+VIEW_DERIVED = ("trading_pile_contents", "unknown_action_cards")   # optional on input, checked
+VIEW_HIDDEN = ("seed", "action_pile", "removed_unseen", "trading_pile")
+
+
+def _stable_hash(obj) -> int:
+    """A 64-bit hash of a JSON-able value that is the same in every process."""
+    import hashlib, json
+    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+
+
+def _count(x, what) -> int:
+    if type(x) is not int or x < 0:
+        raise ValueError(f"{what} must be a non-negative integer, not {x!r}")
+    return x
+
+
+def _counts(dct, names, what) -> list:
+    """A {name: count} object as a list of counts over `names` (missing names count 0)."""
+    if not isinstance(dct, dict):
+        raise ValueError(f"{what} must be an object of counts, not {dct!r}")
+    for k in dct:
+        if k not in names:
+            raise ValueError(f"unknown {what} {k!r} (one of {', '.join(names)})")
+    return [_count(dct.get(nm, 0), f"{what} {nm!r}") for nm in names]
+
+
+def _norm(x):
+    """For comparing views: objects without their zero counts (action_cards and played_cards
+    list only the types held; a client may list zeros)."""
+    if isinstance(x, dict):
+        return {k: _norm(y) for k, y in x.items() if not (type(y) is int and y == 0)}
+    if isinstance(x, list):
+        return [_norm(y) for y in x]
+    return x
+
+
+def _view_hashes(dict rebuilt, int o):
+    """(public, private) hashes of a view as written by to_json(view=o): public from what
+    every seat's view shares (the same for every seat of one position), private from the
+    seat's own action cards."""
+    import copy
+    pub = copy.deepcopy(rebuilt)
+    for k in ("view",) + VIEW_DERIVED:
+        pub.pop(k, None)
+    mine = pub["player_state"][o].pop("action_cards")
+    return _stable_hash(pub), _stable_hash([o, mine])
+
+
+def taschkent_from_view(cls, v):
+    import copy
+    try:
+        if not isinstance(v, dict) or v.get("game") != "taschkent":
+            raise ValueError("not a Taschkent view (\"game\" must be \"taschkent\")")
+        n = v["players"]
+        if type(n) is not int or not 2 <= n <= 4:
+            raise ValueError(f"players must be 2, 3 or 4, not {n!r}")
+        o = v["view"]
+        if type(o) is not int or not 0 <= o < n:
+            raise ValueError(f"bad view seat {o!r}")
+        d = copy.deepcopy(v)
+        for k in ("view",) + VIEW_DERIVED + VIEW_HIDDEN:
+            d.pop(k, None)
+        pls = d["player_state"]
+        if not isinstance(pls, list) or len(pls) != n or not all(isinstance(x, dict) for x in pls):
+            raise ValueError(f"player_state must hold one object per player ({n})")
+        for p, ps in enumerate(pls):
+            if p != o and "action_cards" in ps:
+                raise ValueError(f"a view holds only its own seat's action cards (P{p} has some)")
+        # the action cards the seat cannot place, in a fixed order: other hands (by seat), the
+        # pile, the cards removed face down
+        mine = _counts(pls[o]["action_cards"], ACTION_NAMES, "action card")
+        if sum(mine) != pls[o]["action_card_count"]:
+            raise ValueError(f"the seat holds {sum(mine)} action cards, but its "
+                             f"action_card_count says {pls[o]['action_card_count']!r}")
+        played = _counts(d["played_cards"], ACTION_NAMES, "played card")
+        unknown = [ACTION_DECK_COUNT - played[t] - mine[t] for t in range(N_ACTION_TYPES)]
+        for t in range(N_ACTION_TYPES):
+            if unknown[t] < 0:
+                raise ValueError(f"the view is impossible: more than {ACTION_DECK_COUNT} "
+                                 f"{ACTION_NAMES[t]} cards played and held")
+        sizes = [(p, _count(pls[p]["action_card_count"], f"P{p} action_card_count"))
+                 for p in range(n) if p != o]
+        n_pile = _count(d["action_pile_count"], "action_pile_count")
+        n_unseen = _count(d["removed_unseen_count"], "removed_unseen_count")
+        if sum(k for _, k in sizes) + n_pile + n_unseen != sum(unknown):
+            raise ValueError("the view is impossible: the other hands, the action pile and the "
+                             f"removed cards hold {sum(k for _, k in sizes) + n_pile + n_unseen} "
+                             f"cards, but {sum(unknown)} action cards are unaccounted for")
+        cards = [ACTION_NAMES[t] for t in range(N_ACTION_TYPES) for _ in range(unknown[t])]
+        i = 0
+        for p, k in sizes:
+            held = {}
+            for c in cards[i:i + k]:
+                held[c] = held.get(c, 0) + 1
+            pls[p]["action_cards"] = held
+            i += k
+        d["action_pile"] = cards[i:i + n_pile]
+        d["removed_unseen"] = cards[i + n_pile:]
+        # the trading-card pile: what is not in sight, sorted
+        seen = [0] * N_TC_TYPES
+        holders = [ps["trading_cards"] for ps in pls]
+        if n == 2:
+            holders.append(d["virtual_cards"])
+        for h in holders:
+            for t, k in enumerate(_counts(h, TC_NAMES, "trading card")):
+                seen[t] += k
+        if not isinstance(d["trading_display"], list):
+            raise ValueError("trading_display must be a list")
+        for c in d["trading_display"]:
+            if c not in TC_NAMES:
+                raise ValueError(f"unknown trading card {c!r} (one of {', '.join(TC_NAMES)})")
+            seen[TC_NAMES.index(c)] += 1
+        left = [N_TC // N_TC_TYPES - seen[t] for t in range(N_TC_TYPES)]
+        if any(k < 0 for k in left):
+            raise ValueError(f"the view is impossible: more than {N_TC // N_TC_TYPES} trading "
+                             "cards of a kind in sight")
+        if sum(left) != _count(d["trading_pile_count"], "trading_pile_count"):
+            raise ValueError(f"the view is impossible: {sum(left)} trading cards are out of "
+                             f"sight but the pile holds {d['trading_pile_count']}")
+        d["trading_pile"] = [TC_NAMES[t] for t in range(N_TC_TYPES) for _ in range(left[t])]
+        st = cls.from_json(d)
+        # everything the loader read, written back, must be what the view says
+        rebuilt = st.to_json(view=o)
+        for k, x in rebuilt.items():
+            if k not in v:
+                if k in VIEW_DERIVED:
+                    continue
+                raise ValueError(f"the view lacks the field {k!r}")
+            if _norm(v[k]) != _norm(x):
+                raise ValueError(f"the view's {k!r} does not fit the rest of the view "
+                                 f"(it should be {x!r})")
+        public, private = _view_hashes(rebuilt, o)
+        (<Taschkent>st).adopt_view(o, public, private)
+    except (KeyError, TypeError, IndexError, AttributeError, AssertionError, OverflowError) as e:
+        raise ValueError(f"malformed Taschkent view: {e!r}") from None
+    return st
 
 
 # ---------------------------------------------------------------- notation helpers

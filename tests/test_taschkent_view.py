@@ -1,0 +1,458 @@
+"""Taschkent from a seat's view: what a view holds, from_view, and the protocol's view form.
+
+A view (to_json(view=seat)) holds everything the seat knows and nothing else; from_view builds
+a full state from it that searches exactly like the true position (docs/views/taschkent.md).
+"""
+import copy
+import json
+import random
+import re
+
+import pytest
+
+from cext.taschkent import Taschkent, _view_hashes
+from engine.registry import from_view, new_game
+from protocol_client import Client
+from search import search
+from search.suggest import suggest
+
+HIDDEN_KEYS = {"seed", "action_pile", "removed_unseen", "trading_pile"}
+PHASES = {"action", "move2", "end", "sell"}
+
+
+def positions_of_game(n, seed, every=1):
+    """Every `every`-th position of a random game (not the final one), by phase."""
+    g = Taschkent(n, seed)
+    rng = random.Random(seed)
+    out = []
+    k = 0
+    while not g.is_terminal():
+        if k % every == 0:
+            out.append(g.clone())
+        g.apply(rng.choice(g.legal_moves()))
+        k += 1
+    return out, g
+
+
+def hidden_cards(g):
+    d = g.to_json()
+    return d["removed_unseen_count"] + sum(ps["action_card_count"] for ps in d["player_state"])
+
+
+def sample_positions():
+    """Positions of every phase at every player count: early, middle and late in the game,
+    with action cards in several hands (2 players: also cards removed face down)."""
+    picked = []
+    for n, seeds in ((2, (705, 717)), (3, (731, 732)), (4, (741, 742))):
+        for seed in seeds:
+            pos, _ = positions_of_game(n, seed)
+            picked.append(max(pos, key=hidden_cards))
+            by_phase = {}
+            for i, g in enumerate(pos):
+                by_phase.setdefault(g.phase, []).append(i)
+            for ph in sorted(by_phase):
+                idx = by_phase[ph]
+                for j in sorted({idx[0], idx[len(idx) // 2], idx[-1]}):
+                    picked.append(pos[j])
+    return picked
+
+
+POSITIONS = sample_positions()
+
+
+def pid(g):
+    return f"{g.n_players}p-c{g.trading_rounds}-r{g.round}-{g.phase}-t{g.turns}"
+
+
+def test_the_sample_covers_every_phase_and_hidden_cards():
+    for n in (2, 3, 4):
+        mine = [g for g in POSITIONS if g.n_players == n]
+        assert {g.phase for g in mine} == PHASES
+        assert any(sum(ps["action_card_count"] for ps in g.to_json()["player_state"]) >= 2
+                   for g in mine)
+    assert any(g.to_json()["removed_unseen_count"] > 0 for g in POSITIONS if g.n_players == 2)
+
+
+def stats_of(result):
+    return [(s.move, s.visits) for s in result.stats]
+
+
+@pytest.mark.parametrize("g", POSITIONS, ids=pid)
+def test_a_state_from_a_view_is_seen_alike_and_searches_alike(g):
+    for seat in range(g.n_players):
+        view = g.to_json(view=seat)
+        st = Taschkent.from_view(json.loads(json.dumps(view)))
+        st.check_invariants()
+        assert st.to_json(view=seat) == view
+        # the determinizations for that seat are the same worlds (the seed is not in a view)
+        for s in (1, 2):
+            a, b = g.determinized(seat, s).to_json(), st.determinized(seat, s).to_json()
+            a.pop("seed"), b.pop("seed")
+            assert a == b
+            # a determinization keeps the seat's keys (its own and what it shares)
+            d = st.determinized(seat, s)
+            for mode in ("so", "mo"):
+                assert d.info_key(seat, seat, mode) == st.info_key(seat, seat, mode)
+            for p in range(g.n_players):
+                assert d.info_key(p, seat, "so") == st.info_key(p, seat, "so")
+    me = g.to_move
+    st = Taschkent.from_view(g.to_json(view=me))
+    for mode in ("so", "mo"):
+        for seed in (3, 4):
+            a = search(g, iterations=500, seed=seed, mode=mode)
+            b = search(st, iterations=500, seed=seed, mode=mode)
+            assert stats_of(a) == stats_of(b) and a.move == b.move
+            assert a.nodes == b.nodes
+
+
+def test_view_hashes_public_shared_by_every_seat_private_per_seat():
+    g = POSITIONS[len(POSITIONS) // 2]
+    hashes = [_view_hashes(g.to_json(view=s), s) for s in range(g.n_players)]
+    assert len({pub for pub, _ in hashes}) == 1
+    assert len({priv for _, priv in hashes}) == g.n_players
+    # a view built twice gives the same keys: stable across processes, no history needed
+    for s in range(g.n_players):
+        a = Taschkent.from_view(g.to_json(view=s))
+        b = Taschkent.from_view(json.loads(json.dumps(g.to_json(view=s))))
+        for p in range(g.n_players):
+            for mode in ("so", "mo"):
+                assert a.info_key(p, s, mode) == b.info_key(p, s, mode)
+
+
+def test_the_state_from_a_view_carries_the_view_hashes():
+    g = POSITIONS[len(POSITIONS) // 2]
+    n = g.n_players
+    states = [Taschkent.from_view(g.to_json(view=s)) for s in range(n)]
+    # public hash and shared entries: the same whichever seat's view built the state
+    for a in range(n):
+        for b in range(n):
+            if a != b:
+                assert states[a].info_key(b, a, "so") == states[b].info_key(b, a, "so")
+    # the seat's own information set follows its private cards
+    v = base_view()
+    other = copy.deepcopy(v)
+    other["player_state"][0]["action_cards"] = {"removal": 1, "shortage": 1}
+    other["unknown_action_cards"]["35"] += 1
+    other["unknown_action_cards"]["shortage"] -= 1
+    a, b = Taschkent.from_view(v), Taschkent.from_view(other)
+    assert a.info_key(0, 0, "so") != b.info_key(0, 0, "so")
+    assert a.info_key(1, 0, "so") == b.info_key(1, 0, "so")
+
+
+def walk(obj, path=""):
+    """Every (path, key) of a JSON value."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield path, k
+            yield from walk(v, f"{path}/{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from walk(v, f"{path}/{i}")
+
+
+@pytest.mark.parametrize("g", POSITIONS[::3], ids=pid)
+def test_a_view_never_holds_what_its_seat_cannot_see(g):
+    full = g.to_json()
+    for seat in range(g.n_players):
+        view = g.to_json(view=seat)
+        keys = {k for _, k in walk(view)}
+        assert not keys & HIDDEN_KEYS
+        holders = [path for path, k in walk(view) if k == "action_cards"]
+        assert holders == [f"/player_state/{seat}"]
+        assert view["player_state"][seat]["action_cards"] == \
+            full["player_state"][seat]["action_cards"]
+        # the view is the same whatever the hidden cards are (and whatever the seed was)
+        changed = 0
+        for s in range(8):
+            d = g.determinized(seat, 50 + s)
+            assert d.to_json(view=seat) == view
+            changed += d.to_json()["action_pile"] != full["action_pile"] or \
+                d.to_json()["trading_pile"] != full["trading_pile"]
+        assert changed > 0
+        # public by counting: the unknown action cards are the other hands, pile and removed
+        unknown = {t: 0 for t in view["unknown_action_cards"]}
+        for p, ps in enumerate(full["player_state"]):
+            if p != seat:
+                for t, k in ps["action_cards"].items():
+                    unknown[t] += k
+        for t in full["action_pile"] + full["removed_unseen"]:
+            unknown[t] += 1
+        assert unknown == view["unknown_action_cards"]
+        pile = {t: full["trading_pile"].count(t) for t in ("silk", "china", "spices")}
+        assert view["trading_pile_contents"] == pile
+
+
+def test_derived_fields_may_be_left_out():
+    g = POSITIONS[5]
+    view = g.to_json(view=g.to_move)
+    lean = {k: v for k, v in view.items() if k not in ("trading_pile_contents",
+                                                       "unknown_action_cards")}
+    assert Taschkent.from_view(lean).to_json(view=g.to_move) == view
+    zeros = copy.deepcopy(view)
+    zeros["player_state"][g.to_move]["action_cards"].setdefault("removal", 0)
+    zeros["played_cards"].setdefault("cameleer", 0)
+    assert Taschkent.from_view(zeros).to_json(view=g.to_move) == view
+
+
+def with_hand(g, seat, cards):
+    """A position in which `seat` holds `cards` (moved from the action pile)."""
+    d = g.to_json()
+    for c in cards:
+        d["action_pile"].remove(c)
+        d["action_pile_count"] -= 1
+        ac = d["player_state"][seat]["action_cards"]
+        ac[c] = ac.get(c, 0) + 1
+        d["player_state"][seat]["action_card_count"] += 1
+    return Taschkent.from_json(d)
+
+
+def base_view():
+    g = with_hand(Taschkent(3, 5), 0, ["removal", "35"])
+    g = with_hand(g, 1, ["removal"])
+    return g.to_json(view=0)
+
+
+def edit(path, value):
+    def f(v):
+        obj = v
+        for k in path[:-1]:
+            obj = obj[k]
+        if value is DELETE:
+            del obj[path[-1]]
+        else:
+            obj[path[-1]] = value
+    return f
+
+
+DELETE = object()
+
+BAD_VIEWS = {
+    "another game": edit(["game"], "khiva"),
+    "no game": edit(["game"], DELETE),
+    "seat out of range": edit(["view"], 3),
+    "seat not an int": edit(["view"], "0"),
+    "no seat": edit(["view"], DELETE),
+    "five players": edit(["players"], 5),
+    "players as text": edit(["players"], "3"),
+    "missing phase": edit(["phase"], DELETE),
+    "unknown phase": edit(["phase"], "dance"),
+    "missing player_state": edit(["player_state"], DELETE),
+    "player_state too long": lambda v: v["player_state"].append(dict(v["player_state"][1])),
+    "player_state not a list": edit(["player_state"], {"0": 1}),
+    "tugrik as text": edit(["player_state", 1, "tugrik"], "three"),
+    "negative tugrik": edit(["player_state", 1, "tugrik"], -1),
+    "huge tugrik": edit(["player_state", 1, "tugrik"], 2 ** 70),
+    "posts lost": edit(["player_state", 2, "supply"], 1),
+    "hut nowhere": edit(["huts", 20, "at"], "moon"),
+    "hut list short": lambda v: v["huts"].pop(),
+    "ten connections": lambda v: v["connections"].extend([v["connections"][0]] * 7),
+    "action card count off": edit(["player_state", 0, "action_card_count"], 5),
+    "unknown action card": edit(["player_state", 0, "action_cards", "joker"], 1),
+    "three removal cards": lambda v: (edit(["player_state", 0, "action_cards", "removal"], 3)(v),
+                                      edit(["player_state", 0, "action_card_count"], 4)(v)),
+    "another seat's cards": edit(["player_state", 1, "action_cards"], {"removal": 1}),
+    "more hidden cards than exist": edit(["action_pile_count"], 11),
+    "negative hand size": edit(["player_state", 1, "action_card_count"], -1),
+    "too many played": edit(["played_cards", "removal"], 2),
+    "trading pile count off": edit(["trading_pile_count"], 3),
+    "unknown trading card": lambda v: v["trading_display"].append("gold"),
+    "too many silk cards": edit(["player_state", 1, "trading_cards", "silk"], 11),
+    "display overfull": lambda v: (v["trading_display"].extend(["silk"] * 3),
+                                   v.update(trading_pile_count=v["trading_pile_count"] - 3),
+                                   v["trading_pile_contents"].update(
+                                       silk=v["trading_pile_contents"]["silk"] - 3)),
+    "pile contents wrong": edit(["trading_pile_contents", "silk"], 0),
+    "unknown cards wrong": edit(["unknown_action_cards", "removal"], 2),
+    "removed cards with 3 players": edit(["removed_unseen_count"], 1),
+    "camel count off": edit(["camels", "iron"], 9),
+    "round 7": edit(["round"], 7),
+    "to_move out of range": edit(["to_move"], 7),
+    "turns as float": edit(["turns"], 0.5),
+    "no turns": edit(["turns"], DELETE),
+    "virtual player with 3": edit(["virtual_player"], True),
+    "marker out of range": edit(["marker"], 9),
+    "bad border": edit(["connections", 0, "border"], "1-8"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_VIEWS))
+def test_malformed_or_impossible_views_are_refused(name):
+    v = base_view()
+    assert Taschkent.from_view(copy.deepcopy(v)).to_json(view=0) == v
+    BAD_VIEWS[name](v)
+    with pytest.raises(ValueError):
+        Taschkent.from_view(v)
+    with pytest.raises(ValueError):
+        from_view(v)
+
+
+@pytest.mark.parametrize("bad", [None, [], "view", 3, {"game": "taschkent"},
+                                 {"game": "taschkent", "view": 0, "players": 3}])
+def test_non_views_are_refused(bad):
+    with pytest.raises(ValueError):
+        Taschkent.from_view(bad)
+
+
+def test_a_sell_view_whose_seller_cannot_sell_is_refused():
+    g = next(g for g in POSITIONS if g.phase == "sell")
+    v = g.to_json(view=g.to_move)
+    v["trade"]["passed"] = list(range(g.n_players))
+    with pytest.raises(ValueError):
+        Taschkent.from_view(v)
+    v = g.to_json(view=g.to_move)
+    v["trade"]["region"] = 99
+    with pytest.raises(ValueError):
+        Taschkent.from_view(v)
+
+
+JUNK = [None, -1, 2 ** 40, 3.5, "x", "R1", [], {}, True, "iron", ["silk"], {"removal": 1}]
+
+
+def leaves(obj, path=()):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from leaves(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from leaves(v, path + (i,))
+    if path:
+        yield path
+
+
+def test_fuzzed_views_give_a_valid_state_or_a_value_error():
+    rng = random.Random(5)
+    refused = 0
+    for g in POSITIONS[::4]:
+        view = g.to_json(view=g.to_move)
+        paths = list(leaves(view))
+        for _ in range(60):
+            v = copy.deepcopy(view)
+            path = rng.choice(paths)
+            obj = v
+            for k in path[:-1]:
+                obj = obj[k]
+            if rng.random() < 0.2 and isinstance(obj, dict):
+                del obj[path[-1]]
+            else:
+                obj[path[-1]] = rng.choice(JUNK)
+            try:
+                st = Taschkent.from_view(v)
+            except ValueError:
+                refused += 1
+                continue
+            st.check_invariants()
+            assert st.to_json(view=g.to_move) is not None
+    assert refused > 100
+
+
+def test_suggest_and_the_registry_take_a_view():
+    g = POSITIONS[7]
+    view = g.to_json(view=g.to_move)
+    assert from_view(view).to_json(view=g.to_move) == view
+    a = suggest(g, 400, 4, seed=2)
+    b = suggest(json.dumps(view), 400, 4, seed=2)
+    assert [(m.text, m.visits) for m in a.moves] == [(m.text, m.visits) for m in b.moves]
+
+
+def test_a_finished_game_has_a_view():
+    _, g = positions_of_game(2, 31)
+    for seat in range(2):
+        v = g.to_json(view=seat)
+        st = Taschkent.from_view(v)
+        assert st.is_terminal() and st.to_json(view=seat) == v
+        assert st.scores() == g.scores() and st.ranking() == g.ranking()
+
+
+# ---------------------------------------------------------------- through the protocol
+@pytest.fixture
+def engine():
+    c = Client()
+    yield c
+    assert c.close() == 0
+
+
+def best_of(lines, legal):
+    assert lines[-1].startswith("bestmove ")
+    best = lines[-1].split()[1]
+    assert best in legal
+    return best
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_full_game_from_views(engine, players):
+    """The client keeps its own table and tells the engine only what the seat to move knows."""
+    g = new_game("taschkent", players, 41)
+    moves = 0
+    while not g.is_terminal():
+        view = g.to_json(view=g.to_move)
+        engine.send("position taschkent view " + json.dumps(view))
+        legal = engine.ask("legal", "legal")[-1].split()[1:]
+        assert legal == [g.move_to_text(m) for m in g.legal_moves()]
+        best = best_of(engine.ask("go iterations 30", "bestmove"), legal)
+        g.apply(g.parse_move(best))
+        moves += 1
+        assert moves < 2000
+    engine.send("position taschkent view " + json.dumps(g.to_json(view=0)))
+    lines = engine.ask("go", "bestmove")
+    assert lines[-1] == "bestmove (none)"
+    assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
+
+
+def test_full_game_from_the_seed_form(engine):
+    moves = []
+    for _ in range(2000):
+        engine.send("position taschkent players 3 seed 13 moves " + " ".join(moves))
+        legal = engine.ask("legal", "legal")[-1].split()[1:]
+        lines = engine.ask("go iterations 30", "bestmove")
+        if lines[-1] == "bestmove (none)":
+            assert legal == []
+            g = new_game("taschkent", 3, 13)
+            for m in moves:
+                g.apply(g.parse_move(m))
+            assert g.is_terminal()
+            assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
+            assert lines[-2] == "info string ranking " + " ".join(str(x) for x in g.ranking())
+            return
+        moves.append(best_of(lines, legal))
+    pytest.fail("the game did not end")
+
+
+def test_seed_and_view_forms_search_alike_through_the_protocol(engine):
+    g = new_game("taschkent", 3, 8)
+    rng = random.Random(8)
+    moves = []
+    for _ in range(23):
+        m = rng.choice(g.legal_moves())
+        moves.append(g.move_to_text(m))
+        g.apply(m)
+    strip = lambda lines: [re.sub(r" time \d+ ips \d+", "", l) for l in lines]
+    engine.send("setoption name Seed value 9")
+    engine.send("position taschkent players 3 seed 8 moves " + " ".join(moves))
+    a = engine.ask("go iterations 500", "bestmove")
+    engine.send("position taschkent view " + json.dumps(g.to_json(view=g.to_move)))
+    b = engine.ask("go iterations 500", "bestmove")
+    assert strip(a) == strip(b)
+
+
+def test_an_impossible_view_is_an_error_line(engine):
+    v = base_view()
+    v["action_pile_count"] += 2
+    engine.send("position taschkent view " + json.dumps(v))
+    line = engine.read()
+    assert line.startswith("info string error") and "impossible" in line
+    engine.send("position taschkent view " + json.dumps(base_view()))
+    assert engine.ask("isready", "readyok") == ["readyok"]
+    assert engine.ask("legal", "legal")[-1].startswith("legal tugrik")
+
+
+def test_the_documented_example_is_a_valid_view():
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "views"
+           / "taschkent.md").read_text()
+    example = re.search(r"```json\n(.*?)\n```", doc, re.S).group(1)
+    assert "\n" not in example
+    v = json.loads(example)
+    st = Taschkent.from_view(v)
+    assert st.to_json(view=v["view"]) == v
+    legal = re.search(r"Legal moves: (.*?)\.\n", doc, re.S).group(1).replace("`", "").split()
+    assert legal == [st.move_to_text(m) for m in st.legal_moves()]
