@@ -805,7 +805,7 @@ cdef class KhanOfKhans(GameCore):
         is a raid card within the slot's known upper bound), the deck the rest.
         """
         cdef KState* s = &self.s
-        cdef bint hide = s.sable >= 0 and o != s.sable
+        cdef bint hide = s.sable >= 0 and o != s.sable and s.phase != PH_OVER
         cdef signed char pool[8]
         cdef signed char tmp
         cdef int sl[8]
@@ -1047,7 +1047,9 @@ cdef class KhanOfKhans(GameCore):
         if view is not None:
             self._check_player(view)
         full = view is None
-        sees_sable = full or view == s.sable
+        # Interpretation: at the end every player totals its cows, so the Sable Nation's
+        # face-down cards are shown (docs/views/khan.md)
+        sees_sable = full or view == s.sable or s.phase == PH_OVER
         hid_herd = [0, 0, 0]
         hid_corral = [0, 0, 0]
         hid_box = [0, 0, 0]
@@ -1108,6 +1110,7 @@ cdef class KhanOfKhans(GameCore):
             "sable_face_down": slots, "player_state": players,
         }
         if not full:
+            del out["seed"]                        # the deal seed would give away every card
             out["view"] = view
         return out
 
@@ -1142,9 +1145,32 @@ cdef class KhanOfKhans(GameCore):
         return "\n".join(lines)
 
     @classmethod
-    def from_json(cls, d: dict) -> "KhanOfKhans":
+    def from_json(cls, d):
         """Rebuild a full state written by to_json(); ValueError if it is malformed or impossible."""
         return khan_from_json(cls, d)
+
+    @classmethod
+    def from_view(cls, v):
+        """A full state consistent with one seat's view (to_json(view=seat)), for searching as
+        that seat: deck orders and (for a seat other than the Sable Nation) the values of
+        Sable's face-down cards are filled in a fixed way that respects what the seat knows
+        (the search redraws them anyway). ValueError if the view is malformed or impossible.
+        See docs/views/khan.md."""
+        return khan_from_view(cls, v)
+
+    cdef void adopt_view(self, int o, uint64_t public, uint64_t private) except *:
+        """Information hashes of seat o as given by a view (no history). Everything the seat
+        knows is in the state itself: per-deck contents, known tops, the bounds of Sable's
+        face-down cards and (for the Sable Nation) their values."""
+        cdef KState* s = &self.s
+        cdef int a, c
+        ih_reset(&s.ih, <uint64_t>s.n)
+        s.ih.public = public
+        for a in range(s.n):
+            for c in range(s.n):
+                s.ih.pair[a][c] = mix64(public + <uint64_t>(a * 7 + c * 13 + 1))
+        s.ih.pair[o][o] = private
+        rng_seed(&s.chance, public)              # future random thefts: from the view alone
 
     cdef void load(self, dict d) except *:
         cdef KState* s = &self.s
@@ -1153,7 +1179,7 @@ cdef class KhanOfKhans(GameCore):
         khans = d["khans"]
         for p in range(n):
             ks[p] = KHAN_KEYS.index(khans[p])
-        self.setup(n, <uint64_t>d.get("seed", 0), ks)
+        self.setup(n, self.seed, ks)
         s.turn = d["turn"]
         s.phase = ("main", "blessing", "reveal", "pick", "over").index(d["phase"])
         s.actor = d["to_move"] if s.phase != PH_OVER else -1
@@ -1308,6 +1334,8 @@ def steal_text(int code) -> str:
 
 def khan_from_json(cls, d):
     try:
+        if not isinstance(d, dict):
+            raise ValueError("a Khan of Khans state is a JSON object")
         if d.get("game") != "khan":
             raise ValueError("not a Khan of Khans state")
         khans = d["khans"]
@@ -1316,6 +1344,226 @@ def khan_from_json(cls, d):
             raise ValueError("one player_state per seat")
         (<KhanOfKhans>st).load(d)
         st.check_invariants()
-    except (KeyError, TypeError, IndexError, AssertionError, AttributeError) as e:
+    except (KeyError, TypeError, IndexError, AssertionError, AttributeError, OverflowError) as e:
         raise ValueError(f"impossible or malformed Khan of Khans state: {e!r}") from None
+    return st
+
+
+# ---------------------------------------------------------------- the view form (from_view)
+# The fields to_json(view=seat) writes, in order (docs/views/khan.md).
+VIEW_KEYS = ("game", "players", "turn", "phase", "to_move", "khans", "impala_token",
+             "pending_blessing", "revealed", "decks", "box", "box_face_down",
+             "sable_face_down", "player_state", "view")
+VALUE_TYPE = {20: "raid20", 50: "raid50", 100: "raid100"}
+
+
+def _stable_hash(obj) -> int:
+    """A 64-bit hash of a JSON-able value that is the same in every process."""
+    import hashlib, json
+    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+
+
+def _view_hashes(v, int seat):
+    """(public, private) hashes of a (checked) view of `seat`. Public: what every seat sees
+    alike (the view without its seat, the values of Sable's face-down cards and Sable's score;
+    a deck's unseen cards as the others count them, face-down Sable cards included); it is the
+    same for every seat of one position. Private: the seat and, for the Sable Nation, the
+    values of its face-down cards."""
+    khans = v["khans"]
+    sable = khans.index("sable") if "sable" in khans else -1
+    knows = seat == sable or v["phase"] == "over"
+    slots = v["sable_face_down"]
+    pub = {k: v[k] for k in VIEW_KEYS
+           if k not in ("view", "decks", "sable_face_down", "player_state")}
+    decks = []
+    for e in v["decks"]:
+        unseen = {t: c for t, c in e["unseen"].items() if c}
+        if knows:
+            for sl in slots:
+                if sl["deck"] == e["name"]:
+                    t = VALUE_TYPE[sl["value"]]
+                    unseen[t] = unseen.get(t, 0) + 1
+        decks.append({"name": e["name"], "count": e["count"], "top": e["top"], "unseen": unseen})
+    pub["decks"] = decks
+    pub["sable_face_down"] = [{k: sl[k] for k in ("deck", "at", "max")} for sl in slots]
+    pub["player_state"] = [{k: x for k, x in ps.items() if not (p == sable and k == "score")}
+                           for p, ps in enumerate(v["player_state"])]
+    private = ["khan", seat, [sl["value"] for sl in slots] if seat == sable else None]
+    return _stable_hash(pub), _stable_hash(private)
+
+
+def _vint(x, lo, hi, what):
+    if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
+        raise ValueError(f"{what} must be an integer from {lo} to {hi}, not {x!r}")
+    return x
+
+
+def _first_difference(a, b, path):
+    """Where the given JSON value a first differs from the rebuilt b (None if nowhere)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in b:
+            if k not in a:
+                return f"{path}.{k} is missing"
+        for k in a:
+            if k not in b:
+                return f"{path}.{k} is not a field here"
+            r = _first_difference(a[k], b[k], f"{path}.{k}")
+            if r:
+                return r
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path} has {len(a)} entries, the position gives {len(b)}"
+        for i in range(len(a)):
+            r = _first_difference(a[i], b[i], f"{path}[{i}]")
+            if r:
+                return r
+        return None
+    if type(a) in (int, bool) and type(b) in (int, bool) and a == b:
+        return None
+    if type(a) is type(b) and a == b:
+        return None
+    return f"{path} is {a!r}, the position gives {b!r}"
+
+
+def _fill_view(v):
+    """Check a view's shape and build the full-state dict from_json reads: each deck's unseen
+    cards sorted by type (bottom first) under its known top; for a seat other than the Sable
+    Nation, each face-down card takes the lowest Raid! card left among its deck's unseen
+    cards, tightest known bound first. Returns (seat, full-state dict)."""
+    if not isinstance(v, dict):
+        raise ValueError("a Khan of Khans view is a JSON object")
+    if v.get("game") != "khan":
+        raise ValueError('not a Khan of Khans view ("game" must be "khan")')
+    for k in VIEW_KEYS:
+        if k not in v:
+            raise ValueError(f"the view has no field {k!r}")
+    n = _vint(v["players"], 2, 5, "players")
+    o = _vint(v["view"], 0, n - 1, "view (the seat)")
+    _vint(v["turn"], 0, 100000, "turn")
+    khans = v["khans"]
+    if not isinstance(khans, list) or len(khans) != n \
+            or not all(isinstance(k, str) and k in KHAN_KEYS for k in khans) \
+            or len(set(khans)) != n:
+        raise ValueError(f"khans must list {n} different Khans among {', '.join(KHAN_KEYS)}")
+    sable = khans.index("sable") if "sable" in khans else -1
+    phases = ("main", "blessing", "reveal", "pick", "over")
+    if not isinstance(v["phase"], str) or v["phase"] not in phases:
+        raise ValueError(f"phase must be one of {', '.join(phases)}, not {v['phase']!r}")
+    _vint(v["to_move"], -1, n - 1, "to_move")
+    if v["impala_token"] not in ("coloured", "brown"):
+        raise ValueError('impala_token must be "coloured" or "brown"')
+    if not isinstance(v["pending_blessing"], bool):
+        raise ValueError("pending_blessing must be true or false")
+    if not isinstance(v["revealed"], list) or not all(
+            isinstance(k, str) and k in DECK_KEYS for k in v["revealed"]):
+        raise ValueError("revealed must list deck names")
+    box = v["box"]
+    if not isinstance(box, dict) or set(box) != set(TYPE_KEYS):
+        raise ValueError(f"box must give a count for each card type ({', '.join(TYPE_KEYS)})")
+    for t in TYPE_KEYS:
+        _vint(box[t], 0, N_DECKS * PY_DECK_COUNT[TYPE_KEYS.index(t)], f"box {t}")
+    _vint(v["box_face_down"], 0, MAX_SLOTS, "box_face_down")
+    if not isinstance(v["player_state"], list) or len(v["player_state"]) != n \
+            or not all(isinstance(ps, dict) for ps in v["player_state"]):
+        raise ValueError(f"player_state must hold one object per seat ({n})")
+    for p, ps in enumerate(v["player_state"]):
+        for k in ("herd", "corral"):
+            if not isinstance(ps.get(k), dict) or set(ps[k]) != {"100", "50", "20"}:
+                raise ValueError(f"player_state[{p}].{k} must count the Raid! cards by value "
+                                 '("100", "50", "20")')
+            for x in ("100", "50", "20"):
+                _vint(ps[k][x], 0, 40, f"player_state[{p}].{k}[{x!r}]")
+        for k in ("corrals_open", "corrals_used", "sneaked", "kept_blessings",
+                  "received_blessings"):
+            _vint(ps.get(k), 0, 10, f"player_state[{p}].{k}")
+        if not isinstance(ps.get("champion"), bool):
+            raise ValueError(f"player_state[{p}].champion must be true or false")
+    slots = v["sable_face_down"]
+    if not isinstance(slots, list) or len(slots) > MAX_SLOTS:
+        raise ValueError(f"sable_face_down must be a list of at most {MAX_SLOTS} cards")
+    if slots and sable < 0:
+        raise ValueError("face-down cards without the Sable Nation")
+    # the Sable Nation knows its face-down cards; at the end everyone sees them
+    knows = o == sable or v["phase"] == "over"
+    values, caps = [], []
+    for i, sl in enumerate(slots):
+        if not isinstance(sl, dict) or not isinstance(sl.get("deck"), str) \
+                or sl.get("deck") not in DECK_KEYS or sl.get("at") not in LOC_KEYS \
+                or sl.get("max") not in PY_RAID_VALUE or isinstance(sl.get("max"), bool):
+            raise ValueError(f"sable_face_down[{i}] needs a deck name, at (herd, corral, box) "
+                             "and max (20, 50 or 100)")
+        caps.append(PY_RAID_VALUE.index(sl["max"]))
+        if knows:
+            if sl.get("value") not in PY_RAID_VALUE or isinstance(sl.get("value"), bool):
+                raise ValueError(f"sable_face_down[{i}]: the Sable Nation's view, and every view "
+                                 "at the end, gives the value (20, 50 or 100) of each face-down card")
+            values.append(sl["value"])
+        else:
+            if "value" in sl:
+                raise ValueError(f"sable_face_down[{i}] holds a value seat {o} cannot see")
+            values.append(None)
+    decks = v["decks"]
+    if not isinstance(decks, list) or len(decks) != N_DECKS:
+        raise ValueError(f"decks must list the {N_DECKS} decks")
+    full_decks = []
+    for dk, e in enumerate(decks):
+        name = DECK_KEYS[dk]
+        if not isinstance(e, dict) or e.get("name") != name:
+            raise ValueError(f"decks[{dk}] must be the deck {name!r}")
+        count = _vint(e.get("count"), 0, DECK_SIZE, f"the card count of {name}")
+        top = e.get("top")
+        if top is not None and top not in TYPE_KEYS:
+            raise ValueError(f"the top of {name} must be null or a card type")
+        if top is not None and count == 0:
+            raise ValueError(f"impossible view: {name} is empty but has a known top")
+        unseen = e.get("unseen")
+        if not isinstance(unseen, dict) or not all(t in TYPE_KEYS for t in unseen):
+            raise ValueError(f"the unseen cards of {name} must map card types to counts")
+        pool = []
+        for t in range(N_TYPES):
+            k = _vint(unseen.get(TYPE_KEYS[t], 0), 0, DECK_SIZE, f"unseen {TYPE_KEYS[t]} of {name}")
+            pool += [t] * k
+        if not knows:
+            mine = [i for i, sl in enumerate(slots) if sl["deck"] == name]
+            for i in sorted(mine, key=lambda i: (caps[i], i)):
+                if not pool or pool[0] > caps[i]:
+                    raise ValueError(f"impossible view: no unseen Raid! card of {name} fits the "
+                                     f"face-down card sable_face_down[{i}]")
+                values[i] = PY_RAID_VALUE[pool.pop(0)]
+        below = count - (0 if top is None else 1)
+        if below != len(pool):
+            raise ValueError(f"impossible view: {name} holds {count} cards"
+                             f"{' (top known)' if top is not None else ''} but "
+                             f"{len(pool)} unseen ones are left for it")
+        full_decks.append({"name": name, "count": count, "top": top,
+                           "cards": [TYPE_KEYS[t] for t in pool] + ([] if top is None else [top])})
+    import copy
+    d = {k: copy.deepcopy(v[k]) for k in VIEW_KEYS if k != "view"}
+    d["seed"] = 0
+    d["decks"] = full_decks
+    d["sable_face_down"] = [{"deck": sl["deck"], "at": sl["at"], "max": sl["max"],
+                             "value": values[i]} for i, sl in enumerate(slots)]
+    return o, d
+
+
+def khan_from_view(cls, v):
+    try:
+        o, d = _fill_view(v)
+        try:
+            st = khan_from_json(cls, d)
+        except ValueError as e:
+            why = str(e).replace("impossible or malformed Khan of Khans state: ", "")
+            raise ValueError(f"impossible Khan of Khans view: {why}") from None
+        given = {k: v[k] for k in VIEW_KEYS}
+        given["decks"] = [dict(e, unseen={t: c for t, c in e["unseen"].items() if c})
+                          for e in v["decks"]]
+        diff = _first_difference(given, st.to_json(view=o), "view")
+        if diff:
+            raise ValueError(f"the view does not fit together: {diff}")
+        public, private = _view_hashes(v, o)
+        (<KhanOfKhans>st).adopt_view(o, public, private)
+    except (KeyError, TypeError, IndexError, AttributeError, OverflowError) as e:
+        raise ValueError(f"malformed Khan of Khans view: {e!r}") from None
     return st

@@ -1001,6 +1001,7 @@ cdef class Khiva(GameCore):
     cdef void load(self, dict d) except *:
         cdef KState* s = &self.s
         n = d["players"]
+        check_shape(d, n)
         self.setup(n, <uint64_t>d.get("seed", 0))
         s.turn = d["turn"]
         s.deal_round = d["deal"]
@@ -1157,26 +1158,55 @@ def _stable_hash(obj) -> int:
 
 
 def _place_unknown(cards, capacity, allowed):
-    """Assign each card to a place with room, respecting allowed[card] (backtracking)."""
-    order = sorted(cards, key=lambda c: (len(allowed[c]), c))
-    room = dict(capacity)
-    out = {}
+    """Assign each card to a place with room, respecting allowed[card]: a bipartite matching
+    with capacities by augmenting paths (polynomial, deterministic)."""
+    if any(not isinstance(k, int) or k < 0 for k in capacity.values()):
+        raise ValueError("the view is impossible: a negative card count")
+    holder = {}                                   # card -> place
+    members = {p: [] for p in capacity}           # place -> cards
 
-    def go(i):
-        if i == len(order):
-            return True
-        c = order[i]
-        for place in allowed[c]:
-            if room.get(place, 0) > 0:
-                room[place] -= 1
-                out[c] = place
-                if go(i + 1):
+    def augment(card, seen):
+        for place in allowed[card]:
+            if place not in capacity or place in seen:
+                continue
+            seen.add(place)
+            if len(members[place]) < capacity[place]:
+                members[place].append(card)
+                holder[card] = place
+                return True
+            for other in list(members[place]):
+                if augment(other, seen):
+                    members[place].remove(other)
+                    members[place].append(card)
+                    holder[card] = place
                     return True
-                room[place] += 1
         return False
-    if not go(0):
-        raise ValueError("the view is impossible: no placement of the hidden cards fits it")
-    return out
+
+    for card in sorted(cards, key=lambda c: (len(allowed[c]), c)):
+        if not augment(card, set()):
+            raise ValueError("the view is impossible: no placement of the hidden cards fits it")
+    return holder
+
+
+def check_shape_view(d, n):
+    """The counts a view carries instead of hidden cards, each in its range."""
+    _int_in(n, 2, 5, "players")
+    if not isinstance(d["player_state"], list) or len(d["player_state"]) != n:
+        raise ValueError(f"player_state must list {n} players")
+    _int_in(d["aside_down_count"], 0, N_CARDS, "aside_down_count")
+    _int_in(d["teapot_pile_count"], 0, N_TEAPOTS, "teapot_pile_count")
+    _int_in(d["carpet_pile_count"], 0, N_CARPETS, "carpet_pile_count")
+    for ps in d["player_state"]:
+        _int_in(ps["hand_size"], 0, DUEL_HAND_START, "hand_size")
+        if not isinstance(ps["has_chosen"], bool):
+            raise ValueError("has_chosen must be true or false")
+    if not isinstance(d["card_whereabouts"], dict):
+        raise ValueError("card_whereabouts must be an object")
+    for card, places in d["card_whereabouts"].items():
+        parse_card(card)
+        if not isinstance(places, list) or not all(
+                p == "aside" or (isinstance(p, int) and 0 <= p < n) for p in places):
+            raise ValueError(f"bad whereabouts for {card}")
 
 
 def khiva_from_view(cls, v):
@@ -1194,6 +1224,7 @@ def khiva_from_view(cls, v):
         public = set(d["discard"]) | set(d["aside_up"])
         unknown = [card_text(c) for c in range(N_CARDS)
                    if card_text(c) not in mine and card_text(c) not in public]
+        check_shape_view(d, n)
         capacity = {"aside": d["aside_down_count"]}
         for p, ps in enumerate(d["player_state"]):
             if p != o:
@@ -1229,9 +1260,47 @@ def khiva_from_view(cls, v):
         (<Khiva>st).adopt_view(o, d["card_whereabouts"], _stable_hash(
             {k: x for k, x in v.items() if k not in ("card_whereabouts", "view")}),
             _stable_hash([private, v["card_whereabouts"]]))
-    except (KeyError, TypeError, IndexError, AttributeError) as e:
+    except (KeyError, TypeError, IndexError, AttributeError, OverflowError) as e:
         raise ValueError(f"malformed Khiva view: {e!r}") from None
     return st
+
+
+def _int_in(value, low, high, what):
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(f"{what} must be an integer from {low} to {high}, not {value!r}")
+
+
+def check_shape(d, n):
+    """Every list fits its C array and every number its range, before anything is written."""
+    _int_in(n, 2, 5, "players")
+    _int_in(d.get("seed", 0), 0, 2**64 - 1, "seed")
+    _int_in(d["turn"], 0, 10**6, "turn")
+    _int_in(d["deal"], 0, 10**6, "deal")
+    if d["phase"] not in ("choose", "boost", "shop4", "over"):
+        raise ValueError(f"unknown phase {d['phase']!r}")
+    if d["phase"] != "over":
+        _int_in(d["to_move"], 0, n - 1, "to_move")
+    if len(d["camels"]) != N_COLOURS:
+        raise ValueError("there are exactly 5 camels")
+    for cam in d["camels"]:
+        _int_in(cam["teapot"], 0, 7, "a camel's teapot")
+    if len(d["player_state"]) != n:
+        raise ValueError(f"player_state must list {n} players")
+    if len(d["teapot_pile"]) > N_TEAPOTS or len(d["carpet_pile"]) > N_CARPETS:
+        raise ValueError("a pile holds more tokens than the game has")
+    for v in d["teapot_pile"]:
+        _int_in(v, 2, 7, "a teapot")
+    if list(d["salt_pile"]) != list(PY_SALT[N_SALT - len(d["salt_pile"]):]):
+        raise ValueError("the salt pile must be the last bags of 10, 9, 8, 7, 6, top first")
+    _int_in(d["gem_supply"], 0, GEM_SUPPLY, "gem_supply")
+    for ps in d["player_state"]:
+        _int_in(ps["gems"], 0, GEM_SUPPLY, "gems")
+        _int_in(ps["teapots"], 0, N_TEAPOTS, "teapots")
+        _int_in(ps["teapot_points"], 0, sum(PY_TEAPOTS), "teapot_points")
+        _int_in(ps["salt_points"], 0, sum(PY_SALT), "salt_points")
+        _int_in(ps["salt_best"], 0, 10, "salt_best")
+    if "pending" in d:
+        _int_in(d["pending"]["player"], 0, n - 1, "pending player")
 
 
 def khiva_from_json(cls, d):
@@ -1241,6 +1310,6 @@ def khiva_from_json(cls, d):
         st = cls(d["players"], d.get("seed", 0))
         (<Khiva>st).load(d)
         st.check_invariants()
-    except (KeyError, TypeError, IndexError, AssertionError) as e:
+    except (KeyError, TypeError, IndexError, AssertionError, OverflowError) as e:
         raise ValueError(f"impossible or malformed Khiva state: {e!r}") from None
     return st

@@ -1645,37 +1645,41 @@ cdef class Kilim(GameCore):
                                 for c in range(ORG, k.cmax + 1)))
         return rows
 
+    def player_json(self, int p, bint mine, scores=None) -> dict:
+        """Seat p's part of to_json: everything public, and its face-down parts if `mine`."""
+        cdef KState* s = &self.s
+        self._check_player(p)
+        held = [CODE_LETTERS[t] for t in range(N_SCRAPS) if s.scrap_loc[t] == LOC_HELD + p]
+        d = {
+            "hand": hand_list(s.hand[p]),
+            "has_chosen": bool(self.pending_choice_made(p)),
+            "perfect_held": s.perfect_held[p],
+            "scraps_held_count": len(held),
+            "kilim": self.kilim_json(p),
+            "score": (self.scores() if scores is None else scores)[p],
+        }
+        if mine:
+            d["scraps_held"] = held
+            d["choice"] = card_text(s.choice[p]) if s.choice[p] else None
+            d["spy_bid"] = s.spy_bid[p]
+            d["scrap_bid"] = s.scrap_bid[p]
+            d["artisan_bid"] = s.art_bid[p]
+        else:
+            # revealed choices are public; pending face-down ones are not
+            d["choice"] = card_text(s.choice[p]) if s.choice[p] and s.phase != PH_CARD else None
+            d["spy_bid"] = s.spy_bid[p] if s.phase > PH_SPY else 0
+            d["scrap_bid"] = s.scrap_bid[p] if s.phase > PH_SCRAPBID else 0
+            d["artisan_bid"] = s.art_bid[p] if s.phase > PH_ARTBID else 0
+        return d
+
     def to_json(self, view=None) -> dict:
         """The full state, or (view = a player) what that player knows: hidden parts left out."""
         cdef KState* s = &self.s
         if view is not None:
             self._check_player(view)
         full = view is None
-        players = []
-        for p in range(s.n):
-            mine = full or p == view
-            held = [CODE_LETTERS[t] for t in range(N_SCRAPS) if s.scrap_loc[t] == LOC_HELD + p]
-            d = {
-                "hand": hand_list(s.hand[p]),
-                "has_chosen": bool(self.pending_choice_made(p)),
-                "perfect_held": s.perfect_held[p],
-                "scraps_held_count": len(held),
-                "kilim": self.kilim_json(p),
-                "score": self.scores()[p],
-            }
-            if mine:
-                d["scraps_held"] = held
-                d["choice"] = card_text(s.choice[p]) if s.choice[p] else None
-                d["spy_bid"] = s.spy_bid[p]
-                d["scrap_bid"] = s.scrap_bid[p]
-                d["artisan_bid"] = s.art_bid[p]
-            else:
-                # revealed choices are public; pending face-down ones are not
-                d["choice"] = card_text(s.choice[p]) if s.choice[p] and s.phase != PH_CARD else None
-                d["spy_bid"] = s.spy_bid[p] if s.phase > PH_SPY else 0
-                d["scrap_bid"] = s.scrap_bid[p] if s.phase > PH_SCRAPBID else 0
-                d["artisan_bid"] = s.art_bid[p] if s.phase > PH_ARTBID else 0
-            players.append(d)
+        sc = self.scores()
+        players = [self.player_json(p, full or p == view, sc) for p in range(s.n)]
         out = {
             "game": "kilim", "players": s.n, "seed": self.seed, "day": s.day, "turn": s.turn,
             "phase": self.phase, "to_move": self.current(), "step": s.step,
@@ -1710,6 +1714,7 @@ cdef class Kilim(GameCore):
             out["scraps_on_board"] = [CODE_LETTERS[t] for t in range(N_SCRAPS)
                                       if s.scrap_loc[t] == LOC_BOARD]
         else:
+            del out["seed"]                        # the deal seed would give away every hidden part
             out["view"] = view
             out["scrap_whereabouts"] = {
                 CODE_LETTERS[t]: [("board" if q == WHERE_BOARD else q) for q in range(6)
@@ -1741,26 +1746,69 @@ cdef class Kilim(GameCore):
             st = cls(d["players"], d.get("seed", 0))
             (<Kilim>st).load(d)
             st.check_invariants()
-        except (KeyError, TypeError, IndexError, AssertionError, AttributeError) as e:
+        except (KeyError, TypeError, IndexError, AssertionError, AttributeError, OverflowError) as e:
             raise ValueError(f"impossible or malformed Kilim state: {e!r}") from None
         return st
 
+    @classmethod
+    def from_view(cls, v) -> "Kilim":
+        """A full state consistent with one seat's view (to_json(view=seat)), for searching as
+        that seat: the hidden parts (pile order and contents, the scraps held face down or left
+        on the board, the others' face-down choices of this step) are filled in a fixed order
+        that respects what the seat knows (the search redraws them anyway); the seat's scrap
+        knowledge and information hashes come from the view. ValueError if the view is
+        malformed, of another game, or impossible."""
+        return kilim_from_view(cls, v)
+
+    cdef void adopt_view(self, int o, dict masks, uint64_t public, uint64_t private) noexcept:
+        """Knowledge and information hashes of seat o as given by a view (no history): o's
+        scrap knowledge from `masks` (letter -> bit mask of places, for the scraps o cannot
+        see), the others' knowledge left as load() sets it (resample rebuilds it anyway)."""
+        cdef KState* s = &self.s
+        cdef int a, c, t, loc
+        for t in range(N_SCRAPS):
+            loc = s.scrap_loc[t]
+            if loc == LOC_BOARD or (LOC_HELD <= loc < LOC_HELD + 5 and loc != LOC_HELD + o):
+                s.where[o][t] = <unsigned char>masks.get(CODE_LETTERS[t], 0)
+            elif loc == LOC_HELD + o:
+                s.where[o][t] = <unsigned char>(1 << o)
+            else:
+                s.where[o][t] = 0
+        ih_reset(&s.ih, <uint64_t>s.n + 0x4B11)
+        s.ih.public = public
+        for a in range(s.n):
+            for c in range(s.n):
+                s.ih.pair[a][c] = mix64(public + <uint64_t>(a * 7 + c * 13 + 1))
+        s.ih.pair[o][o] = private
+
+    @cython.boundscheck(True)
+    @cython.wraparound(True)
     cdef void load(self, dict d) except *:
+        """Fill the state from a full to_json() dict. Every index written into a C array is
+        range-checked here first (ValueError), the rest is left to check_invariants."""
         cdef KState* s = &self.s
         cdef int n = d["players"]
         phases = ("card", "spy", "scrap-bid", "artisan-bid", "scrap-pick", "token-pick", "place",
                   "window", "scrap-at", "over")
+        if d["phase"] not in phases:
+            raise ValueError(f"unknown phase {d['phase']!r}")
         s.phase = phases.index(d["phase"])
         s.day = d["day"]
         s.turn = d["turn"]
         if not 0 <= s.day <= 3 or (s.day == 3) != (s.phase == PH_OVER):
             raise ValueError("day and phase do not match")
+        if s.turn < 0:
+            raise ValueError("negative turn")
         s.actor = d["to_move"] if s.phase != PH_OVER else -1
         if s.phase != PH_OVER and not 0 <= s.actor < n:
             raise ValueError("bad player to move")
         s.step = d["step"]
         s.seat_iter = d["seat_iter"]
+        if not ST_SPY <= s.step <= ST_END or not 0 <= s.seat_iter <= n:
+            raise ValueError("bad step of the turn")
         s.on_table = parse_domino(d["on_table"]) if d["on_table"] is not None else -1
+        if len(d["pending"]) > GROUP_SIZE or len(d["to_place"]) > GROUP_SIZE:
+            raise ValueError("more dominoes waiting than a day holds")
         s.n_pending = len(d["pending"])
         for i, t in enumerate(d["pending"]):
             s.pending[i] = parse_domino(t)
@@ -1770,6 +1818,10 @@ cdef class Kilim(GameCore):
         s.placer = d["placer"]
         s.winner = d["winner"]
         s.win_value = d["win_value"]
+        if not -1 <= s.placer < n or not -1 <= s.winner < n or (s.n_to_place > 0) != (s.placer >= 0):
+            raise ValueError("bad auction winner or placer")
+        if not 0 <= s.win_value <= s.gold_max:
+            raise ValueError("bad winning offer")
         s.lost = d["lost"]
         s.removed_reg, s.removed_perf = d["removed"]
         s.revealed = 0
@@ -1779,6 +1831,8 @@ cdef class Kilim(GameCore):
             s.torn_seen[g] = d["torn_seen"][g]
             if d["torn_in"][g] != s.torn_in[g]:
                 raise ValueError("torn carpets per group do not match the player count")
+        if len(d["piles"]) != 3:
+            raise ValueError("three piles")
         for g in range(3):
             pile = d["piles"][g]
             if len(pile) > 15:
@@ -1787,36 +1841,58 @@ cdef class Kilim(GameCore):
             for i, t in enumerate(pile):
                 s.piles[g][i] = parse_domino(t)
         s.pile_pos = 0        # the current pile holds only its unrevealed part
+        if len(d["tokens"]) != N_TOKENS:
+            raise ValueError("four Artisan tokens")
         for t in range(N_TOKENS):
             tok = d["tokens"][t]
+            if tok["token"] != TOKEN_NAMES[t]:
+                raise ValueError(f"token {t} is {TOKEN_NAMES[t]}, not {tok['token']!r}")
             s.token_holder[t] = tok["holder"]
             s.token_used[t] = 1 if tok["used"] else 0
         s.perfect_supply = d["perfect_supply"]
         for t in range(N_SCRAPS):
             s.scrap_loc[t] = LOC_BOARD
             s.scrap_r[t] = s.scrap_c[t] = s.scrap_under[t] = -1
+        if not isinstance(d["player_state"], list) or len(d["player_state"]) != n:
+            raise ValueError("one player_state per player")
         for p, ps in enumerate(d["player_state"]):
             s.hand[p] = hand_mask(ps["hand"], s.gold_max)
             s.choice[p] = parse_card(ps["choice"]) if ps["choice"] else 0
+            if s.gold_max < s.choice[p] <= GOLD_MAX:
+                raise ValueError(f"no {ps['choice']} in this game")
             s.spy_bid[p] = ps["spy_bid"]
             s.scrap_bid[p] = ps["scrap_bid"]
             s.art_bid[p] = ps["artisan_bid"]
+            for v in (s.spy_bid[p], s.scrap_bid[p], s.art_bid[p]):
+                if not 0 <= v <= s.gold_max:
+                    raise ValueError(f"bad Gold card {v}")
             s.perfect_held[p] = ps["perfect_held"]
             for letter in ps["scraps_held"]:
-                s.scrap_loc[CODE_LETTERS.index(letter)] = LOC_HELD + p
+                s.scrap_loc[scrap_type(letter)] = LOC_HELD + p
             self.load_kilim(p, ps["kilim"])
         for letter in d["scraps_out"]:
-            s.scrap_loc[CODE_LETTERS.index(letter)] = LOC_OUT
+            s.scrap_loc[scrap_type(letter)] = LOC_OUT
+        if (s.phase == PH_SCRAPAT) != bool(d.get("scrap_in_hand")):
+            raise ValueError("a scrap is in hand exactly while it is being placed")
         if d.get("scrap_in_hand"):
-            t = CODE_LETTERS.index(d["scrap_in_hand"][0])
-            s.scrap_loc[t] = LOC_SEL + d["scrap_in_hand"][1]
+            t = scrap_type(d["scrap_in_hand"][0])
+            q = d["scrap_in_hand"][1]
+            if not 0 <= q < n:
+                raise ValueError("bad holder of the scrap in hand")
+            s.scrap_loc[t] = LOC_SEL + q
             s.sel_scrap = t
+        if (s.phase == PH_PLACE) != bool(d.get("placing")):
+            raise ValueError("a domino is being placed exactly in the place phase")
         if d.get("placing"):
             pl = d["placing"]
             s.place_src = ("won", "perfect", "move").index(pl["source"])
+            if len(pl["halves"]) != 2:
+                raise ValueError(f"bad halves {pl['halves']!r}")
             s.pl_a = CODE_LETTERS.index(pl["halves"][0])
             s.pl_b = CODE_LETTERS.index(pl["halves"][1])
             s.pl_dir = pl["direction"]
+            if s.pl_dir not in (-1, 0, 1):
+                raise ValueError("bad direction of the domino being placed")
             s.pl_perf = s.pl_a == PERF
         # Knowledge is not part of a full state: every player knows only its own scraps.
         for o in range(n):
@@ -1826,6 +1902,8 @@ cdef class Kilim(GameCore):
                 else:
                     s.where[o][t] = <unsigned char>(((1 << n) - 1) & ~(1 << o) | (1 << WHERE_BOARD))
 
+    @cython.boundscheck(True)
+    @cython.wraparound(True)
     cdef void load_kilim(self, int p, dict kj) except *:
         cdef KState* s = &self.s
         cdef Kil* k = &s.k[p]
@@ -1847,8 +1925,8 @@ cdef class Kilim(GameCore):
             self.add_domino(p, r, c, dv, a, b)
             k.rmax = max(k.rmax, r2)
         for letter, r, c in kj["scraps"]:
-            t = CODE_LETTERS.index(letter)
-            if t >= N_TYPES or s.scrap_loc[t] != LOC_BOARD:
+            t = scrap_type(letter)
+            if s.scrap_loc[t] != LOC_BOARD:
                 raise ValueError(f"scrap {letter} placed twice")
             r += ORG + 2
             c += ORG + 2
@@ -1941,9 +2019,79 @@ cdef class Kilim(GameCore):
             if LOC_WOVEN <= loc < LOC_WOVEN + 5:
                 assert cell_code(&s.k[loc - LOC_WOVEN], s.scrap_r[t], s.scrap_c[t]) == t, "scrap cell"
         for t in range(N_TOKENS):
-            assert -1 <= s.token_holder[t] < n
+            assert -1 <= s.token_holder[t] < n, "a token held by no seat"
             assert not s.token_used[t] or s.token_holder[t] >= 0, "a used token on the board"
         assert s.lost >= 0 and s.removed_reg >= 0 and s.removed_perf >= 0
+        for g in range(s.day + 1, 3):
+            assert self.revealed_from(g) == 0, "a domino of a later day revealed"
+        for dd in ([s.on_table] if s.on_table >= 0 else []) + [s.pending[i] for i in range(s.n_pending)] \
+                + [s.to_place[i] for i in range(s.n_to_place)]:
+            assert dd >= N_REGULAR or dd // GROUP_SIZE == s.day, "a domino of another day in play"
+
+    def check_history(self) -> None:
+        """AssertionError unless the position can come from a real game (beyond
+        check_invariants): the step of the turn fits the phase, and the Gold and special cards
+        in every hand fit the turns played this day: each turn takes one card, a special card
+        one Gold card more when its offer is revealed, so the Gold cards gone equal the cards
+        revealed this day minus a special whose offer is still face down. from_view checks
+        every view with it (from_json does not: rule tests build positions freely)."""
+        cdef KState* s = &self.s
+        cdef uint32_t gold_all = (1u << (s.gold_max + 1)) - 2
+        cdef int p, c, pend, bid, q
+        if s.phase == PH_OVER:
+            assert s.on_table < 0 and s.n_pending == 0 and s.n_to_place == 0, "play after the end"
+            return
+        assert self.revealed_from(s.day) >= 1, "no domino revealed today"
+        assert (s.on_table >= 0) == (s.phase == PH_CARD or s.phase == PH_SPY), \
+            "a domino on the table exactly until the auction"
+        step_of = {PH_CARD: (ST_SPY, ST_END), PH_SPY: (ST_SPY,), PH_SCRAPBID: (ST_SCRAP,),
+                   PH_SCRAPPICK: (ST_ART,), PH_ARTBID: (ST_ART,), PH_TOKENPICK: (ST_PLACE,),
+                   PH_PLACE: (ST_PLACE,) if s.place_src == PS_WON else (ST_WINDOW,),
+                   PH_WINDOW: (ST_WINDOW,), PH_SCRAPAT: (ST_WINDOW,)}[s.phase]
+        assert s.step in step_of, "the step of the turn does not fit the phase"
+        if s.phase == PH_PLACE:
+            if s.place_src == PS_WON:
+                assert s.n_to_place > 0 and s.placer == s.actor and s.pl_dir == -1 and \
+                    (s.pl_a, s.pl_b) == (dom_a(s.to_place[0]), dom_b(s.to_place[0])), \
+                    "the domino being placed is not the one won"
+            elif s.place_src == PS_PERFECT:
+                assert s.pl_a == PERF and s.pl_b == PERF and s.pl_dir == -1, "bad perfect carpet"
+            else:
+                assert s.pl_dir >= 0 and (s.pl_a == PERF) == (s.pl_b == PERF) and \
+                    not (s.pl_a == TORN and s.pl_b == TORN), "bad domino being moved"
+        elif s.n_to_place > 0:
+            assert s.step <= ST_PLACE, "won dominoes left unwoven"
+        if s.phase in (PH_WINDOW, PH_SCRAPAT) or (s.phase == PH_PLACE and s.place_src != PS_WON):
+            assert s.seat_iter == s.actor, "the weaving window of another seat"
+        bid_card = {PH_SPY: C_SPY, PH_SCRAPBID: C_SCRAP, PH_ARTBID: C_ART}.get(s.phase, 0)
+        if bid_card:
+            assert s.choice[s.actor] == bid_card and s.seat_iter <= s.actor, "an offer out of turn"
+            for q in range(s.seat_iter, s.actor):
+                assert s.choice[q] != bid_card, "an offer skipped"
+        done = self.revealed_from(s.day) - 1 + (0 if s.phase == PH_CARD else 1)
+        for p in range(s.n):
+            h = s.hand[p]
+            c = s.choice[p]
+            bids = {C_SPY: s.spy_bid[p], C_SCRAP: s.scrap_bid[p], C_ART: s.art_bid[p]}
+            if s.phase == PH_CARD:
+                assert (c != 0) == (p < s.actor), "a card chosen out of turn"
+                assert not any(bids.values()), "an offer before the reveal"
+                assert popcount(gold_all & ~h) == done, "Gold cards do not fit the turns played"
+                continue
+            assert c and not (h >> c) & 1, "a revealed card still in hand"
+            for card, bid in bids.items():
+                assert bid == 0 or card == c, "an offer without its card"
+            pend = 0
+            if c >= C_SPY:
+                bid = bids[c]
+                shown = s.step > (ST_SPY if c == C_SPY else ST_SCRAP if c == C_SCRAP else ST_ART)
+                if shown:
+                    assert bid and not (h >> bid) & 1, "a revealed offer still in hand"
+                else:
+                    pend = 1
+                    assert (bid != 0) == (c == bid_card and p < s.actor), "an offer out of turn"
+                    assert bid == 0 or (h >> bid) & 1, "a face-down offer not in hand"
+            assert popcount(gold_all & ~h) == done - pend, "Gold cards do not fit the turns played"
 
     cdef int revealed_from(self, int g) noexcept:
         cdef int i, n = 0
@@ -2072,6 +2220,8 @@ def card_text(int card) -> str:
         return "artisan"
     return f"gold-{card}"
 
+@cython.boundscheck(True)
+@cython.wraparound(True)
 def parse_card(str t) -> int:
     t = t.strip().lower()
     if t == "spy":
@@ -2083,6 +2233,12 @@ def parse_card(str t) -> int:
     if t.startswith("gold-") and t[5:].isdigit() and 1 <= int(t[5:]) <= GOLD_MAX:
         return int(t[5:])
     raise ValueError(f"bad card {t!r}")
+
+def scrap_type(letter) -> int:
+    """The scrap type (0-4) of a letter A-E; ValueError otherwise."""
+    if not isinstance(letter, str) or len(letter) != 1 or letter not in "ABCDE":
+        raise ValueError(f"bad scrap {letter!r}")
+    return CODE_LETTERS.index(letter)
 
 def hand_list(uint32_t h) -> list:
     return [card_text(c) for c in range(1, 19) if (h >> c) & 1]
@@ -2107,6 +2263,8 @@ def domino_text(int d) -> str:
         return f"{CODE_LETTERS[d - ID_TORN]}X"
     return "PP"
 
+@cython.boundscheck(True)
+@cython.wraparound(True)
 def parse_domino(str t) -> int:
     t = t.strip().upper()
     if len(t) == 3 and t[0] in "123" and t[1] in "ABCDE" and t[2] in "ABCDE":
@@ -2118,3 +2276,213 @@ def parse_domino(str t) -> int:
 
 def anchor_text(int a) -> str:
     return f"{(a >> 8) - ORG},{((a >> 1) & 127) - ORG}{'hv'[a & 1]}"
+
+
+# ---------------------------------------------------------------- from a seat's view
+PRIVATE_FIELDS = ("scraps_held", "choice", "spy_bid", "scrap_bid", "artisan_bid")
+
+
+def _stable_hash(obj) -> int:
+    """A 64-bit hash of a JSON-able value that is the same in every process."""
+    import hashlib, json
+    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def _place_scraps(unknown, capacity, allowed):
+    """Assign each unseen scrap to a place with room (other seats in order, then "board"),
+    respecting allowed[letter]; most constrained scraps first, places in a fixed order."""
+    order = sorted(unknown, key=lambda t: (len(allowed[t]), t))
+    room = dict(capacity)
+    out = {}
+
+    def go(i):
+        if i == len(order):
+            return True
+        t = order[i]
+        for place in allowed[t]:
+            if room.get(place, 0) > 0:
+                room[place] -= 1
+                out[t] = place
+                if go(i + 1):
+                    return True
+                room[place] += 1
+        return False
+    if not go(0):
+        raise ValueError("the view is impossible: no placement of the unseen scraps fits "
+                         "scrap_whereabouts and the scrap counts")
+    return out
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def _first_difference(a, b, path="view"):
+    """The path of the first place where two JSON values differ (None if equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                return f"{path}.{k}"
+            diff = _first_difference(a[k], b[k], f"{path}.{k}")
+            if diff:
+                return diff
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path} (length)"
+        for i, (x, y) in enumerate(zip(a, b)):
+            diff = _first_difference(x, y, f"{path}[{i}]")
+            if diff:
+                return diff
+        return None
+    return None if a == b and type(a) is type(b) else path
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def kilim_from_view(cls, v):
+    import copy
+    try:
+        if not isinstance(v, dict):
+            raise ValueError("a Kilim view is a JSON object")
+        if v.get("game") != "kilim":
+            raise ValueError("not a Kilim view")
+        n = v["players"]
+        o = v["view"]
+        if not _is_int(n) or not 2 <= n <= 5:
+            raise ValueError(f"Kilim is played by 2 to 5 players, not {n!r}")
+        if not _is_int(o) or not 0 <= o < n:
+            raise ValueError(f"bad view seat {o!r}")
+        if "seed" in v:
+            raise ValueError("a view holds no deal seed")
+        d = copy.deepcopy(v)
+        del d["view"]
+        where = d.pop("scrap_whereabouts")
+        if not isinstance(where, dict):
+            raise ValueError("scrap_whereabouts is an object")
+        states = d["player_state"]
+        if not isinstance(states, list) or len(states) != n or \
+                not all(isinstance(ps, dict) for ps in states):
+            raise ValueError("one player_state object per player")
+        me = states[o]
+        phase = d["phase"]
+        actor = d["to_move"]
+        gold_max = 10 if n == 2 else 15
+        # --- the scraps: every one is seen exactly once, or unseen (held by another, or on the board)
+        seen = list(me["scraps_held"]) + list(d["scraps_out"])
+        for ps in states:
+            seen += [sc[0] for sc in ps["kilim"]["scraps"]]
+        if d.get("scrap_in_hand"):
+            seen.append(d["scrap_in_hand"][0])
+        for letter in seen:
+            scrap_type(letter)
+        if len(set(seen)) != len(seen):
+            raise ValueError("the view is impossible: a scrap is in two places")
+        unknown = [x for x in "ABCDE" if x not in seen]
+        if set(where) != set(unknown):
+            raise ValueError("scrap_whereabouts must list exactly the scraps the seat cannot see")
+        capacity = {}
+        for p, ps in enumerate(states):
+            if p != o:
+                if not _is_int(ps["scraps_held_count"]) or ps["scraps_held_count"] < 0:
+                    raise ValueError("bad scraps_held_count")
+                capacity[p] = ps["scraps_held_count"]
+        if not _is_int(d["scraps_on_board_count"]) or d["scraps_on_board_count"] < 0:
+            raise ValueError("bad scraps_on_board_count")
+        capacity["board"] = d["scraps_on_board_count"]
+        if sum(capacity.values()) != len(unknown):
+            raise ValueError("the view is impossible: the scrap counts do not add up to the "
+                             "scraps the seat cannot see")
+        masks = {}
+        for letter, places in where.items():
+            if not isinstance(places, list) or not places:
+                raise ValueError(f"the view is impossible: scrap {letter} can be nowhere")
+            m = 0
+            for q in places:
+                if q == "board":
+                    m |= 1 << WHERE_BOARD
+                elif _is_int(q) and 0 <= q < n and q != o:
+                    m |= 1 << q
+                else:
+                    raise ValueError(f"bad place {q!r} for scrap {letter}")
+            masks[letter] = m
+        allowed = {t: [p for p in range(n) if p != o and (masks[t] >> p) & 1]
+                   + (["board"] if (masks[t] >> WHERE_BOARD) & 1 else []) for t in unknown}
+        placed = _place_scraps(unknown, capacity, allowed)
+        for p, ps in enumerate(states):
+            if p != o:
+                ps["scraps_held"] = sorted(t for t in unknown if placed[t] == p)
+        # --- the others' face-down choices of this step: the lowest they may have made
+        for p, ps in enumerate(states):
+            if p == o or not _is_int(actor) or p >= actor:
+                continue
+            hand = hand_mask(ps["hand"], gold_max)
+            gold = hand & ((1 << (GOLD_MAX + 1)) - 2)
+            if phase == "card":
+                if not hand:
+                    raise ValueError(f"the view is impossible: seat {p} chose from an empty hand")
+                ps["choice"] = card_text((hand & -hand).bit_length() - 1)
+                continue
+            field, card, pick = {"spy": ("spy_bid", "spy", None),
+                                 "scrap-bid": ("scrap_bid", "scrap-bag", True),
+                                 "artisan-bid": ("artisan_bid", "artisan", False)}.get(phase, (None,) * 3)
+            if field is None or ps["choice"] != card:
+                continue
+            win = d["win_value"]
+            if not _is_int(win) or not 0 <= win <= gold_max:
+                raise ValueError("bad win_value")
+            ok = gold
+            if pick is True:
+                ok = gold & ~((1 << (win + 1)) - 1) or gold
+            elif pick is False:
+                ok = gold & ((1 << win) - 1) or gold
+            if not ok:
+                raise ValueError(f"the view is impossible: seat {p} has no Gold card to offer")
+            ps[field] = (ok & -ok).bit_length() - 1
+        # --- the piles: the unrevealed dominoes of each group, torn carpets from the unseen ones
+        revealed = {parse_domino(t) for t in d["revealed"]}
+        day = d["day"]
+        if not _is_int(day) or not 0 <= day <= 3:
+            raise ValueError(f"bad day {day!r}")
+        unseen_torn = [ID_TORN + i for i in range(N_TORN) if ID_TORN + i not in revealed]
+        piles, ti = [], 0
+        for g in range(3):
+            count = d["pile_counts"][g]
+            if not _is_int(count) or not 0 <= count <= GROUP_SIZE:
+                raise ValueError(f"bad pile count {count!r}")
+            if g < day:
+                if count:
+                    raise ValueError("the view is impossible: a past day's pile is not empty")
+                piles.append([])
+                continue
+            torn = d["torn_in"][g] - d["torn_seen"][g]
+            regs = [i for i in range(g * GROUP_SIZE, (g + 1) * GROUP_SIZE) if i not in revealed]
+            if not 0 <= torn <= count or count - torn > len(regs) or ti + torn > len(unseen_torn):
+                raise ValueError(f"the view is impossible: pile {g + 1} cannot hold {count} "
+                                 "unrevealed dominoes")
+            piles.append([domino_text(x) for x in regs[:count - torn] + unseen_torn[ti:ti + torn]])
+            ti += torn
+        d["piles"] = piles
+        st = cls.from_json(d)
+        st.check_history()
+        # the hashes: public = the view as every seat sees it, private = this seat's own parts
+        public = {k: x for k, x in v.items() if k not in ("view", "scrap_whereabouts")}
+        public["player_state"] = list(v["player_state"])
+        public["player_state"][o] = st.player_json(o, False)
+        private = [o, {k: me.get(k) for k in PRIVATE_FIELDS}, v["scrap_whereabouts"]]
+        (<Kilim>st).adopt_view(o, masks, _stable_hash(public), _stable_hash(private))
+        # the round trip: the state shows this seat exactly the view it was given (this
+        # checks every derived field: scores, counts, has_chosen, what is public when)
+        diff = _first_difference(st.to_json(view=o), v)
+        if diff:
+            raise ValueError(f"the view is impossible or malformed at {diff}")
+    except AssertionError as e:
+        raise ValueError(f"impossible Kilim view: {e}") from None
+    except (KeyError, TypeError, IndexError, AttributeError, OverflowError, RecursionError) as e:
+        raise ValueError(f"malformed Kilim view: {e!r}") from None
+    return st

@@ -203,19 +203,21 @@ class Engine:
             if key == "moves":
                 moves = args[i + 1:]
                 break
-            if key not in ("players", "seed") or i + 1 >= len(args):
+            if key not in ("players", "seed", *info.options) or i + 1 >= len(args):
+                extra = "".join(f" [{k} <value>]" for k in info.options)
                 raise ProtocolError(f"unexpected {key[:40]!r}: position <game> players <n> "
-                                    "seed <s> [moves ...]")
+                                    f"seed <s>{extra} [moves ...]")
             fields[key] = args[i + 1]
             i += 2
         try:
-            players = int(fields.get("players", info.default_players))
-            seed = int(fields.get("seed", 0))
+            players = int(fields.pop("players", info.default_players))
+            seed = int(fields.pop("seed", 0))
         except ValueError:
             raise ProtocolError("players and seed are integers") from None
         if not 0 <= seed < 2**64:
             raise ProtocolError("seed must be between 0 and 2**64 - 1")
-        state = new_game(info.name, players, seed)
+        options = {k: info.options[k][1](v) for k, v in fields.items()}
+        state = new_game(info.name, players, seed, **options)
         for n, text in enumerate(moves, 1):
             if state.is_terminal():
                 raise ProtocolError(f"move {n} ({text[:40]}) comes after the end of the game")

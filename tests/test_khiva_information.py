@@ -174,3 +174,19 @@ def test_sampled_future_deals_differ():
             d.apply(d.legal_moves()[0])
         futures.add(tuple(d.to_json()["player_state"][0]["hand"]))
     assert len(futures) > 5
+
+
+def test_damaged_views_give_a_value_error_or_a_valid_state():
+    import copy
+    g = advance(Khiva(3, 9), 8)
+    base = g.to_json(view=g.to_move)
+    rng = random.Random(5)
+    for _ in range(400):
+        v = copy.deepcopy(base)
+        target = v if rng.random() < 0.5 else rng.choice(v["player_state"])
+        key = rng.choice(list(target))
+        target[key] = rng.choice([None, -1, 10**20, "x", [], {}, [1] * 40, ["W1"] * 3])
+        try:
+            Khiva.from_view(v).check_invariants()
+        except ValueError:
+            pass

@@ -412,3 +412,38 @@ def test_a_view_leaves_out_what_the_viewer_cannot_see():
     assert "chosen_play" not in v["player_state"][0] and v["player_state"][0]["has_chosen"]
     for hidden in ("aside_down", "teapot_pile", "carpet_pile"):
         assert hidden not in v
+
+
+def test_states_that_do_not_fit_are_refused_before_anything_is_written():
+    import copy
+    import random
+    g = Khiva(3, 1)
+    base = g.to_json()
+    edits = [
+        lambda d: d.update(teapot_pile=d["teapot_pile"] * 5),
+        lambda d: d.update(carpet_pile=d["carpet_pile"] * 3),
+        lambda d: d.update(camels=d["camels"] * 2),
+        lambda d: d.update(player_state=d["player_state"] * 3),
+        lambda d: d.update(players=9),
+        lambda d: d.update(to_move=7),
+        lambda d: d.update(turn=-1),
+        lambda d: d.update(salt_pile=[6, 10]),
+        lambda d: d["camels"][0].update(teapot=2**40),
+        lambda d: d["player_state"][0].update(gems=10**30),
+        lambda d: d.update(seed=-5),
+        lambda d: d.update(phase="dance"),
+    ]
+    for edit in edits:
+        d = copy.deepcopy(base)
+        edit(d)
+        with pytest.raises(ValueError):
+            Khiva.from_json(d)
+    rng = random.Random(3)                  # random damage: a ValueError or a valid state
+    keys = list(base)
+    for _ in range(300):
+        d = copy.deepcopy(base)
+        d[rng.choice(keys)] = rng.choice([None, -1, 10**20, "x", [], {}, [1] * 40])
+        try:
+            Khiva.from_json(d).check_invariants()
+        except ValueError:
+            pass

@@ -1,0 +1,526 @@
+"""Kilim from one seat's view: the view hides everything the seat cannot see, from_view builds
+a state that shows the seat the same view and searches exactly like the real position, bad
+views are ValueErrors, and whole games run through `caravan uci` from views and from seeds."""
+import copy
+import json
+import random
+import re
+
+import pytest
+
+from cext.kilim import Kilim, parse_domino
+from engine.registry import from_view as registry_from_view, new_game
+from protocol_client import Client
+from search import search
+from search.suggest import suggest
+
+HIDDEN_PHASES = ("card", "spy", "scrap-bid", "artisan-bid")
+
+
+def hidden_pending(g):
+    """Whether another seat has a face-down choice the seat to move cannot see."""
+    v = g.to_json(view=g.to_move)
+    return any(ps["has_chosen"] for p, ps in enumerate(v["player_state"]) if p != g.to_move)
+
+
+def knows_something(g):
+    """Whether the seat to move has narrowed down where some unseen scrap is."""
+    v = g.to_json(view=g.to_move)
+    full = len([p for p in range(g.n_players) if p != g.to_move]) + 1
+    return any(len(places) < full for places in v["scrap_whereabouts"].values())
+
+
+def collect_positions():
+    """Per player count: the first position of every phase, with and without a face-down
+    choice pending, of each day, plus one where the seat knows where a scrap is."""
+    out = []
+    for n in (2, 3, 4, 5):
+        found = set()
+        for game in range(6):
+            g = Kilim(n, 900 + 10 * n + game)
+            rng = random.Random(game)
+            while not g.is_terminal():
+                tags = [(g.phase, hidden_pending(g)), ("day", g.day)]
+                if knows_something(g):
+                    tags.append(("knows",))
+                if g.day == 2 and g.to_json()["pile_counts"][2] <= 2 and g.phase in ("place", "window"):
+                    tags.append(("late", g.phase))           # big Kilims, tokens in use
+                for tag in tags:
+                    if tag not in found:
+                        found.add(tag)
+                        out.append(g.clone())
+                        break
+                g.apply(rng.choice(g.legal_moves()))
+    return out
+
+
+POSITIONS = collect_positions()
+
+
+def pid(g):
+    return f"{g.n_players}p-d{g.day}-t{g.turn}-{g.phase}{'-hidden' if hidden_pending(g) else ''}"
+
+
+def test_the_positions_cover_every_hidden_choice_and_knowledge():
+    tags = {(g.n_players, g.phase, hidden_pending(g)) for g in POSITIONS}
+    for phase in HIDDEN_PHASES:
+        assert any(ph == phase and h for _, ph, h in tags), phase
+    for n in (2, 3, 4, 5):
+        assert (n, "card", True) in tags
+        assert {g.day for g in POSITIONS if g.n_players == n} == {0, 1, 2}
+    assert any(knows_something(g) for g in POSITIONS)
+    assert sum(g.day == 2 and g.phase in ("place", "window") for g in POSITIONS) >= 4
+    for phase in ("scrap-pick", "token-pick", "place", "window", "scrap-at"):
+        assert any(g.phase == phase for g in POSITIONS), phase
+
+
+def stats(result):
+    return [(m.move, m.visits) for m in result.stats]
+
+
+@pytest.mark.parametrize("g", POSITIONS, ids=pid)
+def test_a_state_from_the_view_shows_the_same_view_and_searches_the_same(g):
+    me = g.to_move
+    view = g.to_json(view=me)
+    st = Kilim.from_view(json.loads(json.dumps(view)))
+    st.check_invariants()
+    assert st.to_json(view=me) == view
+    assert st.legal_moves() == g.legal_moves()
+    for mode in ("so", "mo"):
+        a = search(g, iterations=500, seed=11, mode=mode)
+        b = search(st, iterations=500, seed=11, mode=mode)
+        assert stats(a) == stats(b) and a.move == b.move and a.nodes == b.nodes, mode
+    # a determinization uses only the view: the real state and the one built give one world
+    for seed in (1, 2):
+        x = g.determinized(me, seed).to_json()
+        y = st.determinized(me, seed).to_json()
+        del x["seed"], y["seed"]
+        assert x == y
+
+
+@pytest.mark.parametrize("g", POSITIONS[::3], ids=pid)
+def test_every_seats_view_round_trips(g):
+    for seat in range(g.n_players):
+        view = g.to_json(view=seat)
+        st = Kilim.from_view(view)
+        assert st.to_json(view=seat) == view
+        assert st.info_key(seat, seat) == Kilim.from_view(copy.deepcopy(view)).info_key(seat, seat)
+
+
+def test_the_seats_private_hash_depends_on_its_private_parts_only():
+    g = Kilim(3, 4)
+    g.apply(g.parse_move("gold-7"))
+    v1 = g.to_json(view=0)
+    h = Kilim(3, 4)
+    h.apply(h.parse_move("gold-8"))
+    v2 = h.to_json(view=0)
+    a, b = Kilim.from_view(v1), Kilim.from_view(v2)
+    # seat 1 cannot tell the two apart: same view, same keys
+    assert g.to_json(view=1) == h.to_json(view=1)
+    c, d = Kilim.from_view(g.to_json(view=1)), Kilim.from_view(h.to_json(view=1))
+    for mode in ("so", "mo"):
+        assert c.info_key(1, 1, mode) == d.info_key(1, 1, mode)
+    # seat 0 can: its keys differ
+    assert a.info_key(0, 0) != b.info_key(0, 0)
+
+
+# ---------------------------------------------------------------- nothing hidden in a view
+def walk(obj, path=""):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from walk(v, f"{path}.{k}")
+            yield f"{path}.{k}", k
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from walk(v, f"{path}[{i}]")
+    else:
+        yield path, obj
+
+
+def domino_or_none(x):
+    try:
+        return parse_domino(x)
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_a_view_never_holds_the_seed_a_pile_or_a_hidden_scrap_or_choice(players):
+    g = Kilim(players, 77 + players)
+    rng = random.Random(players)
+    checked = 0
+    while not g.is_terminal():
+        full = g.to_json()
+        in_piles = {t for pile in full["piles"] for t in pile}
+        for seat in range(players):
+            view = g.to_json(view=seat)
+            keys = {k for _, k in walk(view) if isinstance(k, str)}
+            assert not keys & {"seed", "piles", "scraps_on_board"}
+            # no unrevealed domino is named anywhere
+            named = {x for _, x in walk(view) if isinstance(x, str) and domino_or_none(x) is not None}
+            assert not named & in_piles, named & in_piles
+            for p, ps in enumerate(view["player_state"]):
+                if p == seat:
+                    assert ps["scraps_held"] == full["player_state"][p]["scraps_held"]
+                    continue
+                assert "scraps_held" not in ps
+                if ps["has_chosen"]:                        # a face-down choice stays face down
+                    if g.phase == "card":
+                        assert ps["choice"] is None
+                    assert (ps["spy_bid"], ps["scrap_bid"], ps["artisan_bid"]) == (0, 0, 0) \
+                        or g.phase not in HIDDEN_PHASES[1:]
+            # the view is a function of what the seat knows: indistinguishable worlds, one view
+            for s in (5, 6):
+                twin = g.determinized(seat, s)
+                assert twin.to_json(view=seat) == view
+            checked += 1
+        g.apply(rng.choice(g.legal_moves()))
+    assert checked > 100
+
+
+def test_hidden_scraps_are_only_named_as_whereabouts():
+    g = Kilim(3, 2)
+    for t in ("scrap-bag", "gold-3", "gold-2", "gold-4", "scrap-D"):   # P0 keeps D face down
+        g.apply(g.parse_move(t))
+    for seat in (1, 2):
+        view = g.to_json(view=seat)
+        text = json.dumps({k: x for k, x in view.items() if k != "scrap_whereabouts"})
+        assert '"D"' not in text
+        assert set(view["scrap_whereabouts"]) == set("ABCDE")
+        assert view["player_state"][0]["scraps_held_count"] == 1
+    assert g.to_json(view=0)["player_state"][0]["scraps_held"] == ["D"]
+    assert "D" not in g.to_json(view=0)["scrap_whereabouts"]
+
+
+# ---------------------------------------------------------------- bad views
+def base_view():
+    g = Kilim(3, 2)
+    for t in ("scrap-bag", "gold-3", "gold-2", "gold-4", "scrap-D"):
+        g.apply(g.parse_move(t))
+    while g.phase != "card":
+        g.apply(g.legal_moves()[0])
+    g.apply(g.parse_move("gold-5"))
+    return g.to_json(view=0)
+
+
+def edit(path, value=None, delete=False, append=None):
+    def f(v):
+        obj = v
+        for k in path[:-1]:
+            obj = obj[k]
+        if delete:
+            del obj[path[-1]]
+        elif append is not None:
+            obj[path[-1]].append(append)
+        else:
+            obj[path[-1]] = value
+    return f
+
+
+BAD = {
+    "wrong game": edit(["game"], "khiva"),
+    "no game": edit(["game"], delete=True),
+    "missing field": edit(["pile_counts"], delete=True),
+    "missing player field": edit(["player_state", 1, "hand"], delete=True),
+    "seat out of range": edit(["view"], 3),
+    "seat not a number": edit(["view"], "0"),
+    "seat a bool": edit(["view"], True),
+    "players out of range": edit(["players"], 9),
+    "seed given": edit(["seed"], 2),
+    "too few player states": lambda v: v["player_state"].pop(),
+    "too many player states": lambda v: v["player_state"].append(copy.deepcopy(v["player_state"][1])),
+    "scrap in two places": edit(["scraps_out"], ["D"]),
+    "bad scrap letter": edit(["player_state", 0, "scraps_held"], ["X"]),
+    "scrap counts do not add up": edit(["player_state", 1, "scraps_held_count"], 2),
+    "board count off": edit(["scraps_on_board_count"], 5),
+    "scrap can be nowhere": edit(["scrap_whereabouts", "A"], []),
+    "scrap with the seat itself": edit(["scrap_whereabouts", "A"], [0, 1, 2, "board"]),
+    "seen scrap listed": edit(["scrap_whereabouts", "D"], [1]),
+    "whereabouts fit no placement": lambda v: v["scrap_whereabouts"].update(
+        {t: [1] for t in v["scrap_whereabouts"]}),          # seat 1 holds no scrap
+    "pile count too large": edit(["pile_counts", 0], 15),
+    "past pile not empty": lambda v: (v.__setitem__("day", 1), v["pile_counts"].__setitem__(0, 3)),
+    "torn seen above torn in": edit(["torn_seen", 1], 2),
+    "torn in wrong": edit(["torn_in", 2], 3),
+    "card twice in a hand": lambda v: v["player_state"][1]["hand"].append(v["player_state"][1]["hand"][0]),
+    "card from the duel": lambda v: v["player_state"][1]["hand"].append("gold-16"),
+    "unknown card": lambda v: v["player_state"][1]["hand"].append("joker"),
+    "score changed": edit(["player_state", 2, "score"], 99),
+    "has_chosen wrong": edit(["player_state", 2, "has_chosen"], True),
+    "revealed twice": lambda v: v["revealed"].append(v["revealed"][0]),
+    "domino on the table unknown": edit(["on_table"], "9ZZ"),
+    "too many carried dominoes": edit(["pending"], ["1AA"] * 40),
+    "too many to place": edit(["to_place"], ["1AB"] * 40),
+    "placer out of range": edit(["placer"], 17),
+    "winner out of range": edit(["winner"], -5),
+    "win value out of range": edit(["win_value"], 1000),
+    "step out of range": edit(["step"], 99),
+    "to_move out of range": edit(["to_move"], 4),
+    "phase unknown": edit(["phase"], "dance"),
+    "huge number": edit(["turn"], 10 ** 40),
+    "float number": edit(["day"], 0.5),
+    "token holder out of range": edit(["tokens", 0, "holder"], 4),
+    "tokens missing": lambda v: v["tokens"].pop(),
+    "scrap in hand outside its phase": edit(["scrap_in_hand"], ["A", 1]),
+    "placing outside its phase": edit(["placing"], {"source": "won", "halves": "AB", "direction": -1}),
+    "kilim domino off the grid": edit(["player_state", 1, "kilim", "dominoes"], [[500, 0, "h", "AB"]]),
+    "kilim overlap": edit(["player_state", 1, "kilim", "dominoes"], [[0, 0, "h", "AB"], [0, 0, "v", "AC"]]),
+    "kilim not revealed": edit(["player_state", 1, "kilim", "dominoes"], [[0, 0, "h", "AB"]]),
+    "a bid of a public seat": edit(["player_state", 1, "spy_bid"], 99),
+    "list instead of object": edit(["player_state", 1], [1, 2]),
+    "string instead of list": edit(["revealed"], "1AB"),
+    "perfect carpets from nowhere": edit(["player_state", 1, "perfect_held"], 2),
+}
+
+
+BAD.update({
+    "a Gold card missing from a hand": lambda v: v["player_state"][1]["hand"].remove("gold-9"),
+    "a used Gold card back in a hand": lambda v: v["player_state"][0]["hand"].append("gold-4"),
+    "an empty hand": edit(["player_state", 2, "hand"], []),
+    "a later day": edit(["day"], 1),
+    "a domino of a later day on the table": edit(["on_table"], "3AB"),
+})
+
+
+def view_in_phase(phase, players=3, seed=8, pending=False):
+    """The view of the seat to move at the first position of `phase` in a random game (with a
+    face-down choice of another seat pending if asked)."""
+    for game in range(40):
+        g = Kilim(players, seed + game)
+        rng = random.Random(game)
+        while not g.is_terminal():
+            if g.phase == phase and (not pending or hidden_pending(g)):
+                return g.to_json(view=g.to_move)
+            g.apply(rng.choice(g.legal_moves()))
+    raise AssertionError(f"no {phase} position found")
+
+
+IN_PHASE = {
+    "placing another domino than the one won": ("place", lambda v: v["placing"].update(halves="PP")),
+    "placing with a direction": ("place", lambda v: v["placing"].update(direction=1)),
+    "no domino being placed": ("place", edit(["placing"], None)),
+    "step of another phase": ("spy", edit(["step"], 5)),
+    "offer out of turn": ("spy", edit(["to_move"], 0)),
+    "a public offer while still face down": ("spy", lambda v: v["player_state"][
+        next(p for p, ps in enumerate(v["player_state"]) if ps["has_chosen"])].update(spy_bid=3)),
+    "a revealed card still in hand": ("window", lambda v: v["player_state"][0]["hand"].append(
+        v["player_state"][0]["choice"])),
+    "the window of a seat that is not to move": ("window", lambda v: v.update(
+        seat_iter=(v["seat_iter"] + 1) % v["players"])),
+    "a domino on the table after the auction": ("window", edit(["on_table"], "1AB")),
+    "no scrap in hand while placing one": ("scrap-at", edit(["scrap_in_hand"], None)),
+}
+
+
+@pytest.mark.parametrize("name", list(IN_PHASE))
+def test_a_bad_view_in_a_later_phase_is_a_value_error(name):
+    phase, change = IN_PHASE[name]
+    v = view_in_phase(phase, pending=phase == "spy")
+    Kilim.from_view(copy.deepcopy(v))
+    change(v)
+    with pytest.raises(ValueError):
+        Kilim.from_view(v)
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_a_bad_view_is_a_value_error(name):
+    v = base_view()
+    Kilim.from_view(copy.deepcopy(v))                      # the base view itself is fine
+    BAD[name](v)
+    with pytest.raises(ValueError):
+        Kilim.from_view(v)
+    with pytest.raises(ValueError):
+        registry_from_view(v)
+
+
+@pytest.mark.parametrize("bad", [None, 3, "kilim", [], {}, {"game": "kilim"},
+                                 {"game": "kilim", "players": 3, "view": 0}])
+def test_not_a_view_at_all_is_a_value_error(bad):
+    with pytest.raises(ValueError):
+        Kilim.from_view(bad)
+
+
+POOL = [None, -1, 0, 1, 2, 7, 16, 10 ** 30, -10 ** 30, 3.5, True, "", "A", "D", "X", "1AB", "PP",
+        "gold-3", "spy", "h", [], [0], ["A", 1], {}, {"a": 1}]
+
+
+def leaves(obj, path=()):
+    yield path
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from leaves(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from leaves(v, path + (i,))
+
+
+def test_fuzzed_views_are_refused_or_consistent():
+    """Thousands of random edits: from_view either raises ValueError or gives a valid state
+    that shows exactly the edited view, and that plays on without trouble."""
+    rng = random.Random(5)
+    sources = []
+    for n in (2, 3, 5):
+        g = Kilim(n, 31 + n)
+        r = random.Random(n)
+        for k in range(160):
+            if g.is_terminal():
+                break
+            if k % 40 == 7:
+                sources.append(g.to_json(view=g.to_move))
+            g.apply(r.choice(g.legal_moves()))
+    accepted = 0
+    for i in range(2500):
+        v = copy.deepcopy(rng.choice(sources))
+        for _ in range(rng.choice((1, 1, 2))):
+            paths = [p for p in leaves(v) if p]
+            path = rng.choice(paths)
+            obj = v
+            for k in path[:-1]:
+                obj = obj[k]
+            if rng.random() < 0.15:
+                del obj[path[-1]]
+            else:
+                obj[path[-1]] = copy.deepcopy(rng.choice(POOL))
+        try:
+            st = Kilim.from_view(v)
+        except ValueError:
+            continue
+        accepted += 1
+        st.check_invariants()
+        assert st.to_json(view=v["view"]) == v
+        for _ in range(30):
+            if st.is_terminal():
+                break
+            st.apply(rng.choice(st.legal_moves()))
+            st.check_invariants()
+    assert accepted < 2500
+
+
+# ---------------------------------------------------------------- the hint API
+def test_suggest_from_a_kilim_view_equals_suggest_from_the_state():
+    g = new_game("kilim", 4, 3)
+    rng = random.Random(2)
+    for _ in range(9):
+        g.apply(rng.choice(g.legal_moves()))
+    view = g.to_json(view=g.to_move)
+    a = suggest(g, 600, 5, seed=4)
+    b = suggest(view, 600, 5, seed=4)
+    c = suggest(json.dumps(view), 600, 5, seed=4, mode="mo")
+    d = suggest(g, 600, 5, seed=4, mode="mo")
+    assert [(m.text, m.visits) for m in a.moves] == [(m.text, m.visits) for m in b.moves]
+    assert [(m.text, m.visits) for m in c.moves] == [(m.text, m.visits) for m in d.moves]
+
+
+# ---------------------------------------------------------------- through the protocol
+INFO = re.compile(r"^info iterations \d+ nodes \d+ time \d+ ips \d+$")
+CANDIDATE = re.compile(r"^info rank (\d+) move (\S+) visits (\d+) mean (\d\.\d{4}) "
+                       r"winprob (\d\.\d{4}) score (-?\d+\.\d{2})$")
+
+
+@pytest.fixture
+def engine():
+    c = Client()
+    yield c
+    assert c.close() == 0
+
+
+def best_of(lines, legal):
+    assert lines[-1].startswith("bestmove ")
+    best = lines[-1].split()[1]
+    assert any(INFO.match(l) for l in lines)
+    cands = [CANDIDATE.match(l) for l in lines if l.startswith("info rank")]
+    assert cands and all(cands), lines
+    assert {m.group(2) for m in cands} <= set(legal)
+    assert best == cands[0].group(2) and best in legal
+    return best
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_full_game_from_views(engine, players):
+    """The client keeps the table and only ever tells the engine what the seat to move knows."""
+    g = new_game("kilim", players, 23)
+    moves = 0
+    while not g.is_terminal():
+        view = g.to_json(view=g.to_move)
+        engine.send("position kilim view " + json.dumps(view))
+        legal = engine.ask("legal", "legal")[-1].split()[1:]
+        assert legal == [g.move_to_text(m) for m in g.legal_moves()]
+        best = best_of(engine.ask("go iterations 30", "bestmove"), legal)
+        g.apply(g.parse_move(best))
+        moves += 1
+    assert moves > 50
+    engine.send("position kilim view " + json.dumps(g.to_json(view=1)))
+    lines = engine.ask("go", "bestmove")
+    assert lines[-1] == "bestmove (none)"
+    assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
+    assert lines[-2] == "info string ranking " + " ".join(str(x) for x in g.ranking())
+
+
+def test_full_game_from_the_seed_form(engine):
+    moves = []
+    for _ in range(600):
+        engine.send("position kilim players 2 seed 11 moves " + " ".join(moves))
+        legal = engine.ask("legal", "legal")[-1].split()[1:]
+        lines = engine.ask("go iterations 30", "bestmove")
+        if lines[-1] == "bestmove (none)":
+            assert legal == []
+            g = new_game("kilim", 2, 11)
+            for m in moves:
+                g.apply(g.parse_move(m))
+            assert g.is_terminal()
+            assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
+            return
+        moves.append(best_of(lines, legal))
+    pytest.fail("the game did not end")
+
+
+def test_view_and_seed_forms_give_the_same_search(engine):
+    g = new_game("kilim", 3, 5)
+    rng = random.Random(3)
+    moves = []
+    for _ in range(14):
+        m = rng.choice(g.legal_moves())
+        moves.append(g.move_to_text(m))
+        g.apply(m)
+    strip = lambda lines: [re.sub(r" time \d+ ips \d+", "", l) for l in lines]
+    engine.send("setoption name Seed value 9")
+    for mode in ("so", "mo"):
+        engine.send(f"setoption name KeyMode value {mode}")
+        engine.send("position kilim players 3 seed 5 moves " + " ".join(moves))
+        a = engine.ask("go iterations 500", "bestmove")
+        engine.send("position kilim view " + json.dumps(g.to_json(view=g.to_move)))
+        b = engine.ask("go iterations 500", "bestmove")
+        assert strip(a) == strip(b)
+
+
+def test_a_bad_view_is_one_error_line_and_changes_nothing(engine):
+    v = base_view()
+    engine.send("position kilim view " + json.dumps(v))
+    legal = engine.ask("legal", "legal")
+    bad = copy.deepcopy(v)
+    bad["scraps_out"] = ["D"]
+    for line in ("position kilim view " + json.dumps(bad),
+                 "position kilim view " + json.dumps(dict(v, seed=3)),
+                 'position kilim view {"game": "kilim", "view": 0}',
+                 "position kilim view " + json.dumps(dict(v, game="khiva"))):
+        engine.send(line)
+        answer = engine.read()
+        assert answer.startswith("info string error"), answer
+        assert engine.no_output()
+    assert engine.ask("legal", "legal") == legal
+
+
+def test_the_documented_example_is_what_the_code_produces():
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "views" / "kilim.md").read_text()
+    line = next(l for l in doc.splitlines() if l.startswith('{"game": "kilim"'))
+    g = Kilim(3, 2)
+    for t in ("scrap-bag", "gold-3", "gold-2", "gold-4", "scrap-D"):
+        g.apply(g.parse_move(t))
+    while g.phase != "card":
+        g.apply(g.legal_moves()[0])
+    g.apply(g.parse_move("gold-5"))
+    assert json.loads(line) == g.to_json(view=1)
+    assert line == json.dumps(g.to_json(view=1))
+    st = Kilim.from_view(json.loads(line))
+    assert st.legal_moves() == g.legal_moves()
