@@ -152,7 +152,7 @@ cdef enum:
     K_SHORT_A = 10           # | camel  (take one, remove one)
     K_SHORT_B = 11           # | (hut * 3 + good) * 4 + camel
     K_35 = 12
-    K_SELL = 13              # | target * 32 + good * 4 + cards * 2 + keep
+    K_SELL = 13              # | target * 512 + good * 128 + hut * 4 + cards * 2 + keep (< 4096)
 
     SKIP_MOVE = 0
     SKIP_TURN = 1
@@ -462,10 +462,14 @@ cdef class Taschkent(GameCore):
             n += 1
         return n
 
-    cdef int gen_sales(self, int p, int* buf, int n) noexcept:
-        """Sales of p in the region being evaluated, ascending (target, good, cards, keep)."""
+    cdef int gen_sales(self, int p, int* buf, int n, bint probe) noexcept:
+        """Sales of p in the region being evaluated, ascending (target, good, receiving hut,
+        cards, keep). The seller names the hut of the target region that receives the good
+        (any hut there without that good). probe: only tell whether there is a sale (returns
+        n + 1 at the first one, writes nothing)."""
         cdef TState* s = &self.s
-        cdef int r = s.tr_region, t, g, cards, keep
+        cdef int r = s.tr_region, t, g, cards, keep, h
+        cdef uint32_t free_huts, m
         if (s.tr_passed >> p) & 1 or s.posts[p][r] - s.kept[p][r] <= 0:
             return n
         for t in range(N_REGIONS):
@@ -476,16 +480,23 @@ cdef class Taschkent(GameCore):
                     continue
                 if t != r and s.stick_border[g] != BORDER_OF[r][t]:
                     continue
-                if self.lacking(t, g) == 0:
+                free_huts = s.region_huts[t] & ~s.hut_has[g]
+                if free_huts == 0:
                     continue
-                for cards in range(2):
-                    if cards and s.n_disp == 0:
-                        continue
-                    for keep in range(2):
-                        if keep and s.supply[p] < KEEP_POST_PRICE:
+                if probe:
+                    return n + 1
+                m = free_huts
+                while m:
+                    h = lowest_bit(m)
+                    m &= m - 1
+                    for cards in range(2):
+                        if cards and s.n_disp == 0:
                             continue
-                        buf[n] = mk(K_SELL, t * 32 + g * 4 + cards * 2 + keep)
-                        n += 1
+                        for keep in range(2):
+                            if keep and s.supply[p] < KEEP_POST_PRICE:
+                                continue
+                            buf[n] = mk(K_SELL, t * 512 + g * 128 + h * 4 + cards * 2 + keep)
+                            n += 1
         return n
 
     cdef int gen_moves(self, int* buf) noexcept:
@@ -524,7 +535,7 @@ cdef class Taschkent(GameCore):
         if s.phase == PH_SELL:
             buf[n] = mk(K_SKIP, SKIP_PASS)
             n += 1
-            return self.gen_sales(p, buf, n)
+            return self.gen_sales(p, buf, n, False)
         return 0
 
     cdef int random_move(self, Rng* rng) noexcept:
@@ -598,7 +609,7 @@ cdef class Taschkent(GameCore):
             self.play_card(p, AC_35)
             s.tugrik[p] += CARD35_TUGRIK
         elif kind == K_SELL:
-            self.sell(p, x >> 5, (x >> 2) & 3, (x >> 1) & 1, x & 1)
+            self.sell(p, x >> 9, (x >> 7) & 3, (x >> 2) & 31, (x >> 1) & 1, x & 1)
             s.actor = (p + 1) % s.n
             self.next_seller()
 
@@ -664,12 +675,12 @@ cdef class Taschkent(GameCore):
             self.s.end_triggered = 1
             self.note(LG_END_TRIGGER, 0, 0, 0)
 
-    cdef void sell(self, int p, int t, int g, int cards, int keep) noexcept:
+    cdef void sell(self, int p, int t, int g, int h, int cards, int keep) noexcept:
+        """p sells good g into region t, placing it on hut h (the seller's choice)."""
         cdef TState* s = &self.s
         cdef int r = s.tr_region
         cdef int k = self.lacking(t, g), i, j
-        cdef uint32_t free_huts = s.region_huts[t] & ~s.hut_has[g]
-        s.hut_has[g] |= 1u << lowest_bit(free_huts)      # Interpretation: the lowest hut id
+        s.hut_has[g] |= 1u << h
         s.goods[p][g] -= 1
         if cards:
             for i in range(k):
@@ -783,6 +794,8 @@ cdef class Taschkent(GameCore):
         for i in range(N_REGIONS):
             r = (s.sc_region + i) % N_REGIONS
             if self.lacking(r, g) > 0:
+                # Interpretation (virtual player only, it is not a seat): the good goes on
+                # the hut with the lowest id lacking it (printed, then neutral, then players')
                 s.hut_has[g] |= 1u << lowest_bit(s.region_huts[r] & ~s.hut_has[g])
                 card = -1
                 if s.n_disp > 0:
@@ -809,8 +822,7 @@ cdef class Taschkent(GameCore):
         self.next_seller()
 
     cdef bint can_sell(self, int p) noexcept:
-        cdef int buf[64]
-        return self.gen_sales(p, buf, 0) > 0
+        return self.gen_sales(p, NULL, 0, True) > 0
 
     cdef void next_seller(self) noexcept:
         """From the actor clockwise, the next player able to sell in the region; else the next
@@ -1646,10 +1658,10 @@ def move_text(int move) -> str:
     if kind == K_35:
         return "card-35"
     if kind == K_SELL:
-        t = x >> 5
-        g = (x >> 2) & 3
+        t = x >> 9
+        g = (x >> 7) & 3
         return (f"sell-{GOOD_NAMES[g]}-R{t + 1}-{'cards' if x >> 1 & 1 else 'tugrik'}"
-                + ("-keep" if x & 1 else ""))
+                + ("-keep" if x & 1 else "") + f"-{hut_name((x >> 2) & 31)}")
     return f"?{move}"
 
 
@@ -1711,8 +1723,8 @@ def describe(Taschkent b, Taschkent a, int p, int move) -> str:
     if kind == K_35:
         return "plays 3/5: takes 3 Tugrik"
     if kind == K_SELL:
-        t = x >> 5
-        g = (x >> 2) & 3
+        t = x >> 9
+        g = (x >> 7) & 3
         r = b.s.tr_region
         via = f" via the {STICK_NAMES[g]} trade connection" if t != r else ""
         if x >> 1 & 1:
@@ -1721,7 +1733,8 @@ def describe(Taschkent b, Taschkent a, int p, int move) -> str:
         else:
             earn = f"{a.s.tugrik[p] - b.s.tugrik[p]} Tugrik"
         post = "keeps the post (2 posts to the cart)" if x & 1 else "returns the post"
-        return f"sells {GOOD_NAMES[g]} from region {r + 1} into region {t + 1}{via}: {earn}; {post}"
+        return (f"sells {GOOD_NAMES[g]} from region {r + 1} into region {t + 1}{via}, onto hut "
+                f"{hut_name((x >> 2) & 31)}: {earn}; {post}")
     return move_text(move)
 
 

@@ -553,7 +553,8 @@ def trading_position(players=3, start=0):
 
 
 def test_example_indigo_sale_in_region_8():
-    """Two huts in R8: no indigo -> 2 cards or 6 Tugrik; one -> 1 card or 3; two -> no sale."""
+    """Two huts in R8: no indigo -> 2 cards or 6 Tugrik; one -> 1 card or 3; two -> no sale.
+    The seller names the receiving hut: each hut without indigo is offered."""
     for placed, cards, tug_ in ((0, 2, 6), (1, 1, 3)):
         d = trading_position()
         for name in ("R8a", "R8b")[:placed]:
@@ -564,13 +565,15 @@ def test_example_indigo_sale_in_region_8():
         g = build(d)
         play(g, "no-move")
         assert g.phase == "sell" and g.to_move == 0
-        assert texts(g) == ["pass", "sell-indigo-R8-tugrik", "sell-indigo-R8-tugrik-keep",
-                            "sell-indigo-R8-cards", "sell-indigo-R8-cards-keep"]
+        free = ("R8a", "R8b")[placed:]
+        assert texts(g) == ["pass"] + [f"sell-indigo-R8-{e}-{h}" for h in free
+                                       for e in ("tugrik", "tugrik-keep", "cards", "cards-keep")]
         a = g.clone()
-        play(a, "sell-indigo-R8-tugrik")
+        play(a, f"sell-indigo-R8-tugrik-{free[-1]}")
         assert tug(a, 0) == 3 + tug_
+        assert hut(state(a), free[-1])["goods"] == ["indigo"]
         row = state(g)["trading_display"]
-        play(g, "sell-indigo-R8-cards")
+        play(g, f"sell-indigo-R8-cards-{free[0]}")
         got = ps(state(g), 0)["trading_cards"]
         assert sum(got.values()) == cards
         assert all(got[c] == row[:cards].count(c) for c in got)        # from the left
@@ -591,10 +594,71 @@ def test_a_sale_puts_the_good_on_a_hut_and_returns_the_post():
     add_posts(d, 0, 2)
     last_turn_of_round(d)
     g = build(d)
-    play(g, "no-move", "sell-iron-R2-tugrik")
+    play(g, "no-move", "sell-iron-R2-tugrik-R2a")
     d = state(g)
     assert hut(d, "R2a")["goods"] == ["iron"] and ps(d, 0)["posts"][1] == 0
     assert ps(d, 0)["storage"] == 7 and ps(d, 0)["goods"]["iron"] == 0
+
+
+def test_the_seller_chooses_the_receiving_hut_among_the_huts_without_that_good():
+    """Every hut of the target region without the good is offered (printed or not), the
+    earnings do not depend on the choice, and the named hut receives the good."""
+    d = trading_position()
+    good_on_hut(d, "R2a", "iron")                 # R2a already holds iron: not offered
+    n = neutral_to(d, 2)
+    hut_to(d, "H1", "R2")
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 2)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    t = texts(g)
+    assert t == ["pass"] + [f"sell-iron-R2-{e}-{h}" for h in ("R2b", n, "H1")
+                            for e in ("tugrik", "tugrik-keep", "cards", "cards-keep")]
+    moves = g.legal_moves()
+    assert moves == sorted(set(moves))
+    for h in ("R2b", n, "H1"):
+        a = g.clone()
+        m = g.parse_move(f"sell-iron-R2-tugrik-{h}")
+        a.apply(m)
+        s = state(a)
+        assert tug(a, 0) == 3 + 9                 # three huts lacked iron
+        assert hut(s, h)["goods"] == ["iron"]
+        assert [x for x in ("R2a", "R2b", n, "H1") if "iron" in hut(s, x)["goods"]] == \
+            sorted({"R2a", h}, key=("R2a", "R2b", n, "H1").index)
+        assert f"onto hut {h}:" in a.narrate(g, 0, m)[0]
+
+
+def test_a_single_qualifying_hut_gives_one_move_per_earning_option():
+    d = trading_position()
+    good_on_hut(d, "R2a", "iron")
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 2)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    assert texts(g) == ["pass", "sell-iron-R2-tugrik-R2b", "sell-iron-R2-tugrik-keep-R2b",
+                        "sell-iron-R2-cards-R2b", "sell-iron-R2-cards-keep-R2b"]
+
+
+def test_a_good_sold_onto_a_movable_hut_travels_with_it():
+    """Why the choice matters: Caravan moves on carries the goods of a neutral hut."""
+    d = trading_position()
+    n = neutral_to(d, 2)
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 2)
+    give_action(d, 0, "caravan")
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move", f"sell-iron-R2-tugrik-{n}")
+    s = state(g)
+    assert hut(s, n)["goods"] == ["iron"] and hut(s, "R2a")["goods"] == []
+    while not (g.to_move == 0 and g.phase == "action"):
+        play(g, "tugrik" if g.phase == "action" else texts(g)[0])
+    play(g, f"card-caravan-{n}-R1")
+    s = state(g)
+    assert hut(s, n)["at"] == "R1" and hut(s, n)["goods"] == ["iron"]
+    assert all(not hut(s, x)["goods"] for x in ("R2a", "R2b"))
 
 
 def test_keeping_the_post_costs_two_posts_and_it_cannot_sell_again_this_round():
@@ -604,7 +668,7 @@ def test_keeping_the_post_costs_two_posts_and_it_cannot_sell_again_this_round():
     add_posts(d, 0, 2)
     last_turn_of_round(d)
     g = build(d)
-    play(g, "no-move", "sell-iron-R2-tugrik-keep")
+    play(g, "no-move", "sell-iron-R2-tugrik-keep-R2a")
     d = state(g)
     assert ps(d, 0)["posts"][1] == 1 and ps(d, 0)["supply"] == 1
     assert g.phase == "action"              # the kept post cannot sell the jade
@@ -669,7 +733,7 @@ def test_no_cards_when_the_display_is_empty_and_partial_cards_when_short():
     add_posts(d, 0, 8)
     last_turn_of_round(d)
     g = build(d)
-    play(g, "no-move", "sell-iron-R8-cards")
+    play(g, "no-move", "sell-iron-R8-cards-R8a")
     assert ps(state(g), 0)["trading_cards"]["silk"] == 1
 
 
@@ -685,9 +749,9 @@ def test_trade_connection_sells_the_matching_colour_into_the_neighbour_and_is_tu
     g = build(d)
     play(g, "no-move")
     t = texts(g)
-    assert "sell-indigo-R8-tugrik" in t and "sell-iron-R8-tugrik" not in t
-    assert "sell-indigo-R4-tugrik" not in t and "sell-iron-R4-tugrik" in t
-    play(g, "sell-indigo-R8-tugrik")
+    assert "sell-indigo-R8-tugrik-R8a" in t and not any(x.startswith("sell-iron-R8") for x in t)
+    assert not any(x.startswith("sell-indigo-R4") for x in t) and "sell-iron-R4-tugrik-R4a" in t
+    play(g, "sell-indigo-R8-tugrik-R8a")
     d = state(g)
     assert tug(g, 0) == 3 + 6 and d["connections"][2]["used"] is True
     assert hut(d, "R8a")["goods"] == ["indigo"]
@@ -703,7 +767,7 @@ def test_a_used_connection_still_works():
     last_turn_of_round(d)
     g = build(d)
     play(g, "no-move")
-    assert "sell-iron-R2-cards" in texts(g)
+    assert "sell-iron-R2-cards-R2a" in texts(g)
 
 
 # ================================================================ end of the game
@@ -754,7 +818,7 @@ def test_last_trading_card_ends_the_game_after_the_trading_round():
     add_posts(d, 0, 8)
     last_turn_of_round(d)
     g = build(d)
-    play(g, "no-move", "sell-iron-R8-cards")
+    play(g, "no-move", "sell-iron-R8-cards-R8a")
     assert g.is_terminal() and state(g)["last_card_taken"] and g.trading_rounds == 1
     assert not state(g)["end_triggered"]
 

@@ -72,3 +72,25 @@ def test_heuristic_beats_random_clearly():
     games = 60
     share = sum(play(3, s, lambda seed: HeuristicAgent(seed)) for s in range(games)) / games
     assert share >= 0.7, share
+
+
+def test_heuristic_prefers_a_printed_hut_for_a_sold_good():
+    """Among equally paid sales the heuristic puts the good on a pre-printed hut (it stays),
+    not on a neutral or its own hut (those can be moved by Caravan moves on)."""
+    from taschkent_support import (add_posts, build, clear_goods_from_huts, fresh, give_goods,
+                                   hut_to, last_turn_of_round, neutral_to, play)
+    from search.heuristics.taschkent import choose
+    d = fresh()
+    clear_goods_from_huts(d)
+    n = neutral_to(d, 2)
+    hut_to(d, "H0", "R2")
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 2)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    sales = [g.move_to_text(m) for m in g.legal_moves() if g.move_to_text(m) != "pass"]
+    assert {t.rsplit("-", 1)[1] for t in sales} == {"R2a", "R2b", n, "H0"}
+    for seed in range(20):
+        text = g.move_to_text(choose(g.clone(), 0, random.Random(seed)))
+        assert text.startswith("sell-iron-R2-") and text.rsplit("-", 1)[1] in ("R2a", "R2b")

@@ -10,7 +10,11 @@ hidden from the player is used) and the position after it is scored from the pla
 - action cards in hand (3/5 at its end value of 5) and posts in hand are small assets.
 
 Trade connections and hut moves are left to the evaluation too, so the agent rarely buys a
-connection. Ties are broken at random with `rng`.
+connection. A sale names the hut that receives the good; the evaluation cannot tell the huts
+apart, so a small preference decides: a pre-printed hut first (the good stays there for good),
+then a neutral hut, then an opponent's hut, and the player's own hut last (an empty own hut is
+worth more: moved by Caravan moves on it raises the player's earnings in its new region).
+Remaining ties are broken at random with `rng`.
 """
 from __future__ import annotations
 
@@ -39,6 +43,16 @@ def _value(d: dict, p: int) -> float:
     return v
 
 
+def _hut_preference(hut: str, player: int) -> float:
+    """Tie-break among the receiving huts of a sale (hut names: R<region><a-c> printed,
+    N1..N7 neutral, H0..H3 the players')."""
+    if hut[0] == "R":
+        return 0.03
+    if hut[0] == "N":
+        return 0.02
+    return 0.0 if hut == f"H{player}" else 0.01
+
+
 def choose(world, player: int, rng) -> int:
     """The move whose resulting position evaluates best for `player`."""
     legal = world.legal_moves()
@@ -56,6 +70,7 @@ def choose(world, player: int, rng) -> int:
         v = _value(c.to_json(), player) + bonus
         if text.startswith("sell-"):
             v += 0.5                         # selling beats passing at equal value
+            v += _hut_preference(text.rsplit("-", 1)[1], player)
         if best_v is None or v > best_v + 1e-9:
             best, best_v = [m], v
         elif abs(v - best_v) <= 1e-9:
