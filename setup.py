@@ -44,7 +44,7 @@ def extensions():
 
 
 setup(
-    packages=["engine", "search", "cext"],
+    packages=["engine", "search", "search.heuristics", "cext"],
     package_data={"cext": ["*.pxd", "*.pyx"]},
     ext_modules=extensions(),
     zip_safe=False,

@@ -124,7 +124,7 @@ cdef class GameCore:
         self.get_rewards(out)
         return [out[i] for i in range(self.n_players)]
 
-    def info_key(self, int player, int observer=-1, str mode="so") -> int:
+    def info_key(self, int player, int observer=-1, str mode not None="so") -> int:
         """The search's node key for `player` deciding in a search run for `observer`."""
         if observer < 0:
             observer = player
@@ -156,7 +156,7 @@ cdef class GameCore:
         `before` the state before). The default names the move."""
         return [f"P{player} {before.move_to_text(move)}"]
 
-    def parse_move(self, str text) -> int:
+    def parse_move(self, str text not None) -> int:
         """The legal move written as `text`; ValueError if it is malformed or illegal."""
         text = text.strip()
         for m in self.legal_moves():

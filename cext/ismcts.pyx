@@ -107,7 +107,7 @@ cdef class Tree:
         self.table = NULL
         self.edges = NULL
 
-    def __init__(self, GameCore root, int player, seed, double c=0.7, str mode="so",
+    def __init__(self, GameCore root not None, int player, seed, double c=0.7, str mode not None="so",
                  int max_nodes=200000, bint track_scores=True, bint resample=True):
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")

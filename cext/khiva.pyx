@@ -1082,7 +1082,7 @@ def card_text(int card) -> str:
     """W4 = the white 4 (colours W B G P K = white, blue, green, pink, black)."""
     return f"{COLOUR_LETTERS[card // 5]}{card % 5 + 1}"
 
-def parse_card(str t) -> int:
+def parse_card(str t not None) -> int:
     t = t.strip().upper()
     if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "12345":
         raise ValueError(f"bad card {t!r}: expected a colour letter (WBGPK) and a value 1-5")
@@ -1091,7 +1091,7 @@ def parse_card(str t) -> int:
 def carpet_text(int carpet) -> str:
     return f"{COLOUR_LETTERS[carpet // 3]}{carpet % 3 + 3}"
 
-def parse_carpet(str t) -> int:
+def parse_carpet(str t not None) -> int:
     t = t.strip().upper()
     if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "345":
         raise ValueError(f"bad carpet {t!r}: expected a colour letter (WBGPK) and a value 3-5")
@@ -1103,7 +1103,7 @@ def cards_list(uint32_t m) -> list:
 def carpets_list(uint32_t m) -> list:
     return [carpet_text(c) for c in range(N_CARPETS) if m >> c & 1]
 
-def cards_mask(list cards) -> int:
+def cards_mask(list cards not None) -> int:
     m = 0
     for t in cards:
         c = parse_card(t)
@@ -1112,7 +1112,7 @@ def cards_mask(list cards) -> int:
         m |= 1 << c
     return m
 
-def carpets_mask(list carpets) -> int:
+def carpets_mask(list carpets not None) -> int:
     m = 0
     for t in carpets:
         c = parse_carpet(t)
@@ -1127,7 +1127,7 @@ def pos_text(int pos) -> str:
         return "khiva"
     return f"P{pos_path(pos)}.{pos_space(pos)}"
 
-def parse_pos(str t, int n) -> int:
+def parse_pos(str t not None, int n) -> int:
     if t == "khiva":
         return KHIVA
     try:
@@ -1310,6 +1310,6 @@ def khiva_from_json(cls, d):
         st = cls(d["players"], d.get("seed", 0))
         (<Khiva>st).load(d)
         st.check_invariants()
-    except (KeyError, TypeError, IndexError, AssertionError, OverflowError) as e:
+    except (KeyError, TypeError, IndexError, AssertionError, OverflowError, AttributeError) as e:
         raise ValueError(f"impossible or malformed Khiva state: {e!r}") from None
     return st

@@ -2222,7 +2222,7 @@ def card_text(int card) -> str:
 
 @cython.boundscheck(True)
 @cython.wraparound(True)
-def parse_card(str t) -> int:
+def parse_card(str t not None) -> int:
     t = t.strip().lower()
     if t == "spy":
         return C_SPY
@@ -2243,7 +2243,7 @@ def scrap_type(letter) -> int:
 def hand_list(uint32_t h) -> list:
     return [card_text(c) for c in range(1, 19) if (h >> c) & 1]
 
-def hand_mask(list cards, int gold_max) -> int:
+def hand_mask(list cards not None, int gold_max) -> int:
     m = 0
     for t in cards:
         c = parse_card(t)
@@ -2265,7 +2265,7 @@ def domino_text(int d) -> str:
 
 @cython.boundscheck(True)
 @cython.wraparound(True)
-def parse_domino(str t) -> int:
+def parse_domino(str t not None) -> int:
     t = t.strip().upper()
     if len(t) == 3 and t[0] in "123" and t[1] in "ABCDE" and t[2] in "ABCDE":
         a, b = sorted((CODE_LETTERS.index(t[1]), CODE_LETTERS.index(t[2])))

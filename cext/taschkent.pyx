@@ -1487,7 +1487,7 @@ def _norm(x):
     return x
 
 
-def _view_hashes(dict rebuilt, int o):
+def _view_hashes(dict rebuilt not None, int o):
     """(public, private) hashes of a view as written by to_json(view=o): public from what
     every seat's view shares (the same for every seat of one position), private from the
     seat's own action cards."""
@@ -1605,7 +1605,7 @@ def loc_text(int loc) -> str:
         return f"R{loc + 1}"
     return ("supply", "track2", "track4", "kalmyk")[loc - 8]
 
-def parse_loc(str t) -> int:
+def parse_loc(str t not None) -> int:
     if t in ("supply", "track2", "track4", "kalmyk"):
         return 8 + ("supply", "track2", "track4", "kalmyk").index(t)
     if len(t) == 2 and t[0] == "R" and t[1] in "12345678":
@@ -1615,7 +1615,7 @@ def parse_loc(str t) -> int:
 def border_text(int b) -> str:
     return f"{BORDER_A[b] + 1}-{BORDER_B[b] + 1}"
 
-def parse_border(str t) -> int:
+def parse_border(str t not None) -> int:
     for b in range(N_BORDERS):
         if border_text(b) == t:
             return b
