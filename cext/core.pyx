@@ -175,3 +175,13 @@ def _restore(cls, int n_players, seed, bytes raw):
     st.n_players = n_players
     st.seed = seed
     return st
+
+
+def stable_hash(obj) -> int:
+    """A 64-bit hash of a JSON-able value, the same in every process and run: the cores use
+    it to derive information hashes from a view (from_view)."""
+    import hashlib
+    import json
+
+    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")

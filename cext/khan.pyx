@@ -12,6 +12,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
 from cext.core cimport GameCore, MAX_MOVES
+from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport popcount, lowest_bit, shuffle_bytes, sort_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
@@ -1355,13 +1356,6 @@ VIEW_KEYS = ("game", "players", "turn", "phase", "to_move", "khans", "impala_tok
              "pending_blessing", "revealed", "decks", "box", "box_face_down",
              "sable_face_down", "player_state", "view")
 VALUE_TYPE = {20: "raid20", 50: "raid50", 100: "raid100"}
-
-
-def _stable_hash(obj) -> int:
-    """A 64-bit hash of a JSON-able value that is the same in every process."""
-    import hashlib, json
-    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
 
 
 def _view_hashes(v, int seat):

@@ -12,6 +12,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
 from cext.core cimport GameCore, MAX_MOVES
+from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
@@ -1149,12 +1150,6 @@ def reward_text(int kind, int value) -> str:
     if kind == 4:
         return f"teapot {value}" if value else "outpost (no teapot)"
     return ""
-
-def _stable_hash(obj) -> int:
-    """A 64-bit hash of a JSON-able value that is the same in every process."""
-    import hashlib, json
-    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
 
 
 def _place_unknown(cards, capacity, allowed):

@@ -12,6 +12,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset, memmove
 from cext.core cimport GameCore, MAX_MOVES
+from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
@@ -2280,13 +2281,6 @@ def anchor_text(int a) -> str:
 
 # ---------------------------------------------------------------- from a seat's view
 PRIVATE_FIELDS = ("scraps_held", "choice", "spy_bid", "scrap_bid", "artisan_bid")
-
-
-def _stable_hash(obj) -> int:
-    """A 64-bit hash of a JSON-able value that is the same in every process."""
-    import hashlib, json
-    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
 
 
 def _is_int(x) -> bool:

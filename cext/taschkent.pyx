@@ -13,6 +13,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
 from cext.core cimport GameCore, MAX_MOVES
+from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport popcount, lowest_bit, shuffle_bytes, sort_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
@@ -1452,13 +1453,6 @@ def _index(names, x, what) -> int:
 # ---------------------------------------------------------------- a seat's view
 VIEW_DERIVED = ("trading_pile_contents", "unknown_action_cards")   # optional on input, checked
 VIEW_HIDDEN = ("seed", "action_pile", "removed_unseen", "trading_pile")
-
-
-def _stable_hash(obj) -> int:
-    """A 64-bit hash of a JSON-able value that is the same in every process."""
-    import hashlib, json
-    raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
 
 
 def _count(x, what) -> int:
