@@ -38,7 +38,10 @@ cdef class GameCore:
         pass
 
     cdef void copy_to(self, GameCore dst) noexcept:
-        pass
+        # every game's whole state is its C struct: one copy serves them all
+        memcpy(dst.raw_state(), self.raw_state(), self.raw_size())
+        dst.n_players = self.n_players
+        dst.seed = self.seed
 
     cdef void get_rewards(self, double* out) noexcept:
         pass

@@ -763,11 +763,6 @@ cdef class KhanOfKhans(GameCore):
             out[p] = self.score(p)
 
     # ============================================================ copying
-    cdef void copy_to(self, GameCore dst) noexcept:
-        (<KhanOfKhans>dst).s = self.s
-        dst.n_players = self.n_players
-        dst.seed = self.seed
-
     cdef void set_tracking(self, bint on) noexcept:
         self.s.tracking = on
 

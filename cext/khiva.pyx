@@ -624,11 +624,6 @@ cdef class Khiva(GameCore):
             out[p] = 1.0 / winners if self.rank_key(p) == best else 0.0
 
     # ============================================================ copying
-    cdef void copy_to(self, GameCore dst) noexcept:
-        (<Khiva>dst).s = self.s
-        dst.n_players = self.n_players
-        dst.seed = self.seed
-
     cdef void set_tracking(self, bint on) noexcept:
         self.s.tracking = on
 

@@ -1345,11 +1345,6 @@ cdef class Kilim(GameCore):
             out[p] = 1.0 / winners if key[p] == best else 0.0
 
     # ============================================================ copying
-    cdef void copy_to(self, GameCore dst) noexcept:
-        (<Kilim>dst).s = self.s
-        dst.n_players = self.n_players
-        dst.seed = self.seed
-
     cdef void set_tracking(self, bint on) noexcept:
         self.s.tracking = on
 

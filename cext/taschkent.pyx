@@ -946,11 +946,6 @@ cdef class Taschkent(GameCore):
             out[p] = self.card_points(p)
 
     # ============================================================ copying
-    cdef void copy_to(self, GameCore dst) noexcept:
-        (<Taschkent>dst).s = self.s
-        dst.n_players = self.n_players
-        dst.seed = self.seed
-
     cdef void set_tracking(self, bint on) noexcept:
         self.s.tracking = on
 
