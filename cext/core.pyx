@@ -147,6 +147,16 @@ cdef class GameCore:
         dst.resample(observer, &rng)
         return dst
 
+    def _start(self, str title, int players, int low, int high, seed) -> int:
+        """Check a new game's player count and seed, record them and return the seed."""
+        if not low <= players <= high:
+            raise ValueError(f"{title} is played by {low} to {high} players, not {players}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
+        self.n_players = players
+        self.seed = seed
+        return seed
+
     def _check_player(self, int p):
         if not 0 <= p < self.n_players:
             raise ValueError(f"player {p} out of range 0..{self.n_players - 1}")

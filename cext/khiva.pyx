@@ -177,13 +177,7 @@ cdef class Khiva(GameCore):
     game = "khiva"
 
     def __init__(self, int players=3, seed=0):
-        if players < 2 or players > 5:
-            raise ValueError(f"Khiva is played by 2 to 5 players, not {players}")
-        if not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
-        self.n_players = players
-        self.seed = seed & 0xFFFFFFFFFFFFFFFF
-        self.setup(players, self.seed)
+        self.setup(players, self._start("Khiva", players, 2, 5, seed))
 
     # ============================================================ set-up
     cdef void setup(self, int n, uint64_t seed) noexcept:

@@ -241,13 +241,7 @@ cdef class Taschkent(GameCore):
     game = "taschkent"
 
     def __init__(self, int players=3, seed=0):
-        if players < 2 or players > 4:
-            raise ValueError(f"Taschkent is played by 2 to 4 players, not {players}")
-        if not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
-        self.n_players = players
-        self.seed = seed & 0xFFFFFFFFFFFFFFFF
-        self.setup(players, self.seed)
+        self.setup(players, self._start("Taschkent", players, 2, 4, seed))
 
     # ============================================================ set-up
     cdef void setup(self, int n, uint64_t seed) noexcept:
