@@ -56,3 +56,17 @@ cdef inline void sort_bytes(signed char* a, int n) noexcept nogil:
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = t
+
+cdef inline void win_shares(long long* keys, int n, double* out) noexcept nogil:
+    """Reward per player from its final ranking key (all tie-breaks folded in): the players
+    with the highest key share a win of 1, everyone else gets 0."""
+    cdef int p, winners = 0
+    cdef long long best = keys[0]
+    for p in range(n):
+        if keys[p] > best:
+            best = keys[p]
+    for p in range(n):
+        if keys[p] == best:
+            winners += 1
+    for p in range(n):
+        out[p] = 1.0 / winners if keys[p] == best else 0.0

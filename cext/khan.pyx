@@ -14,7 +14,7 @@ from libc.string cimport memset
 from cext.core cimport GameCore, MAX_MOVES
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport popcount, lowest_bit, shuffle_bytes, sort_bytes
+from cext.bits cimport popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
 
 # ================================================================ component table
@@ -743,19 +743,11 @@ cdef class KhanOfKhans(GameCore):
         return (<long long>self.score(p) * 100 + s.kept[p] + s.recv[p]) * 100 + self.raid_cards(p)
 
     cdef void get_rewards(self, double* out) noexcept:
-        cdef int p, winners = 0
-        cdef long long best = -1, k
         cdef long long keys[5]
+        cdef int p
         for p in range(self.s.n):
-            k = self.rank_key(p)
-            keys[p] = k
-            if k > best:
-                best = k
-                winners = 1
-            elif k == best:
-                winners += 1
-        for p in range(self.s.n):
-            out[p] = 1.0 / winners if keys[p] == best else 0.0
+            keys[p] = self.rank_key(p)
+        win_shares(keys, self.s.n, out)
 
     cdef void get_scores(self, double* out) noexcept:
         cdef int p

@@ -14,7 +14,7 @@ from libc.string cimport memset
 from cext.core cimport GameCore, MAX_MOVES
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes
+from cext.bits cimport popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
 
 # ================================================================ component table
@@ -605,17 +605,11 @@ cdef class Khiva(GameCore):
             out[p] = self.score(p)
 
     cdef void get_rewards(self, double* out) noexcept:
-        cdef int p, winners = 0
-        cdef long long best = -1, k
+        cdef long long keys[5]
+        cdef int p
         for p in range(self.s.n):
-            k = self.rank_key(p)
-            if k > best:
-                best = k
-                winners = 1
-            elif k == best:
-                winners += 1
-        for p in range(self.s.n):
-            out[p] = 1.0 / winners if self.rank_key(p) == best else 0.0
+            keys[p] = self.rank_key(p)
+        win_shares(keys, self.s.n, out)
 
     # ============================================================ copying
     cdef void set_tracking(self, bint on) noexcept:

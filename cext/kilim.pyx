@@ -14,7 +14,7 @@ from libc.string cimport memset, memmove
 from cext.core cimport GameCore, MAX_MOVES
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes
+from cext.bits cimport popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
 
 cdef extern from *:
@@ -1325,18 +1325,11 @@ cdef class Kilim(GameCore):
         cdef int sc[5]
         cdef int bonus[5]
         cdef long long key[5]
-        cdef long long best = -(1LL << 60)
-        cdef int p, winners = 0
+        cdef int p
         self.all_scores(sc, bonus)
         for p in range(self.s.n):
             key[p] = <long long>sc[p] * 1000 + self.s.k[p].n_cells    # tie-break: largest Kilim
-            if key[p] > best:
-                best = key[p]
-                winners = 1
-            elif key[p] == best:
-                winners += 1
-        for p in range(self.s.n):
-            out[p] = 1.0 / winners if key[p] == best else 0.0
+        win_shares(key, self.s.n, out)
 
     # ============================================================ copying
     cdef void set_tracking(self, bint on) noexcept:
