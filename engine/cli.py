@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--top", type=int, default=5, help="how many moves to show (default 5)")
     h.add_argument("--search-seed", type=int, default=0, help="seed of the search")
     h.add_argument("--mode", choices=("so", "mo"), default="so", help="node keying")
+    h.add_argument("--score-weight", type=float, default=None,
+                   help="share of the search reward that is the score margin, 0-1 "
+                        "(default: the game's)")
     h.add_argument("--workers", type=int, default=1, help="search workers (more than 1: Ray)")
     h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     return parser
@@ -204,10 +207,12 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     budget = Budget(args.iterations or (0 if args.time else 2000), args.time or 0.0)
     if args.workers < 1:
         raise ValueError("--workers must be at least 1")
+    if args.score_weight is not None and not 0.0 <= args.score_weight <= 1.0:
+        raise ValueError("--score-weight must be between 0 and 1")
     if args.address:
         os.environ["RAY_ADDRESS"] = args.address
     sug = suggest(position, budget, args.top, seed=args.search_seed, mode=args.mode,
-                  workers=args.workers, address=args.address)
+                  score_weight=args.score_weight, workers=args.workers, address=args.address)
     print(f"{info.title}: hints for P{sug.player} ({sug.iterations:,} iterations in "
           f"{sug.seconds:.2f} s)", file=out)
     width = max(len(m.text) for m in sug.moves)

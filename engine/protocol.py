@@ -37,9 +37,10 @@ class Option:
     name: str
     kind: str                 # spin | string | combo
     default: object
-    low: int = 0
-    high: int = 0
+    low: float = 0
+    high: float = 0
     choices: tuple = ()
+    auto: bool = False        # a string option that also takes `auto` (the game's default)
 
     def announce(self) -> str:
         line = f"option name {self.name} type {self.kind} default {self.default}"
@@ -62,12 +63,16 @@ class Option:
             if raw.lower() not in self.choices:
                 raise ProtocolError(f"option {self.name} is one of {', '.join(self.choices)}")
             return raw.lower()
+        if self.auto and raw.lower() == "auto":
+            return "auto"
         try:
             v = float(raw)
         except ValueError:
-            raise ProtocolError(f"option {self.name} takes a number, not {raw!r}") from None
-        if not 0.0 <= v <= 100.0:
-            raise ProtocolError(f"option {self.name} must be between 0 and 100")
+            takes = "a number or auto" if self.auto else "a number"
+            raise ProtocolError(f"option {self.name} takes {takes}, not {raw!r}") from None
+        if not self.low <= v <= self.high:
+            raise ProtocolError(f"option {self.name} must be between {self.low:g} and "
+                                f"{self.high:g}")
         return v
 
 
@@ -76,7 +81,8 @@ OPTIONS: List[Option] = [
     Option("Iterations", "spin", 1000, 1, MAX_ITERATIONS),
     Option("MoveTime", "spin", 0, 0, MAX_MOVETIME_MS),
     Option("Seed", "spin", 0, 0, 2**63 - 1),
-    Option("C", "string", DEFAULT_C),
+    Option("C", "string", DEFAULT_C, 0.0, 100.0),
+    Option("ScoreWeight", "string", "auto", 0.0, 1.0, auto=True),
     Option("KeyMode", "combo", "so", choices=("so", "mo")),
     Option("MaxNodes", "spin", DEFAULT_MAX_NODES, 1, 50_000_000),
     Option("HintMoves", "spin", 5, 1, 4096),
@@ -323,7 +329,8 @@ class Engine:
             self.start_parallel_search(state, iterations, seconds, seed, workers, finish)
             return
         tree = make_tree(state, state.to_move, seed, float(self.options["c"]),
-                         str(self.options["keymode"]), int(self.options["maxnodes"]))
+                         str(self.options["keymode"]), int(self.options["maxnodes"]),
+                         score_weight=self.score_weight())
 
         def work():
             elapsed = run_tree(tree, iterations, seconds, self.stop_event, self.report, 1.0)
@@ -336,6 +343,11 @@ class Engine:
         self.searching = threading.Thread(target=work, name="caravan-search", daemon=True)
         self.searching.start()
 
+    def score_weight(self) -> Optional[float]:
+        """The ScoreWeight option as the search takes it: None for auto (the game's)."""
+        w = self.options["scoreweight"]
+        return None if w == "auto" else float(w)
+
     def start_parallel_search(self, state, iterations, seconds, seed, workers, finish) -> None:
         """The same search spread over `workers` Ray actors (root-parallel)."""
         def work():
@@ -347,6 +359,7 @@ class Engine:
                                      c=float(self.options["c"]),
                                      mode=str(self.options["keymode"]),
                                      max_nodes=int(self.options["maxnodes"]),
+                                     score_weight=self.score_weight(),
                                      stop=self.stop_event)
                 if result.failed:
                     self.send(f"info string workers failed {' '.join(map(str, result.failed))}; "

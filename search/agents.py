@@ -64,7 +64,8 @@ class IsmctsAgent(Agent):
     name = "ismcts"
 
     def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0, c: float = DEFAULT_C,
-                 mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES, workers: int = 1) -> None:
+                 mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES, workers: int = 1,
+                 score_weight: Optional[float] = None) -> None:
         if iterations == 0 and time == 0:
             iterations = DEFAULT_ITERATIONS
         self.workers = workers
@@ -74,6 +75,7 @@ class IsmctsAgent(Agent):
         self.c = c
         self.mode = mode
         self.max_nodes = max_nodes
+        self.score_weight = score_weight
         self.calls = 0
         self.last: Optional[SearchResult] = None
 
@@ -88,10 +90,11 @@ class IsmctsAgent(Agent):
 
             self.last = shared_search(self.workers).search(
                 state, iterations=self.iterations, seconds=self.time, seed=seed, c=self.c,
-                mode=self.mode, max_nodes=self.max_nodes)
+                mode=self.mode, max_nodes=self.max_nodes, score_weight=self.score_weight)
         else:
             self.last = search(state, iterations=self.iterations, seconds=self.time, seed=seed,
-                               c=self.c, mode=self.mode, max_nodes=self.max_nodes)
+                               c=self.c, mode=self.mode, max_nodes=self.max_nodes,
+                               score_weight=self.score_weight)
         return self.last.move
 
     def describe(self) -> str:
@@ -99,7 +102,8 @@ class IsmctsAgent(Agent):
         if self.time:
             budget += ("," if budget else "") + f"time={self.time}"
         workers = f",workers={self.workers}" if self.workers > 1 else ""
-        return f"ismcts:{budget},c={self.c},mode={self.mode}{workers}"
+        weight = "" if self.score_weight is None else f",score_weight={self.score_weight}"
+        return f"ismcts:{budget},c={self.c},mode={self.mode}{weight}{workers}"
 
 
 class PimcAgent(Agent):
@@ -272,6 +276,9 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
     "mode": _Option(str, lambda v: v in ("so", "mo"), "so or mo"),
     "max_nodes": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 50_000_000,
                          "an integer between 1 and 50,000,000"),
+    "score_weight": _Option(float, lambda v: 0 <= v <= 1,
+                            "a number between 0 and 1 (the share of the reward that is the "
+                            "score margin)"),
     "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 1024,
                        "an integer between 1 and 1024 (more than 1 searches on Ray)"),
 }

@@ -20,8 +20,8 @@ class MoveStats:
     """Root statistics of one candidate move of the searching player.
 
     mean_reward is the mean search reward (the win share: 1 for a win, 1/k for a win shared
-    by k, 0 otherwise), so with the default reward it is also the estimated win probability;
-    expected_score is the mean final score of the searcher in the playouts that began with
+    by k, 0 otherwise, mixed with the score margin when the search has a score weight);
+    win_probability is the mean win share alone; expected_score is the mean final score of the searcher in the playouts that began with
     this move.
     """
 
@@ -53,11 +53,26 @@ class SearchResult:
         return self.iterations / self.seconds if self.seconds > 0 else 0.0
 
 
+def resolve_score_weight(state: GameCore, score_weight: Optional[float]) -> float:
+    """The score weight to search `state` with: the given one, or (None) the game's default
+    from the registry. ValueError unless it lies in [0, 1]."""
+    if score_weight is None:
+        from engine.registry import game_info
+
+        return game_info(state.game).score_weight
+    if not isinstance(score_weight, (int, float)) or not 0.0 <= score_weight <= 1.0:
+        raise ValueError(f"score_weight must be between 0 and 1, not {score_weight!r}")
+    return float(score_weight)
+
+
 def make_tree(state: GameCore, player: int, seed: int, c: float, mode: str,
-              max_nodes: int, determinize: bool = True) -> Tree:
+              max_nodes: int, determinize: bool = True,
+              score_weight: Optional[float] = None) -> Tree:
     """A search tree; with determinize=False the root state is searched as it is (perfect
-    information: only for a state that is already a sample, or for the cheat agent)."""
-    return Tree(state, player, seed, c, mode, max_nodes, True, determinize)
+    information: only for a state that is already a sample, or for the cheat agent).
+    `score_weight` (None: the game's default) mixes the score margin into the reward."""
+    return Tree(state, player, seed, c, mode, max_nodes, True, determinize,
+                resolve_score_weight(state, score_weight))
 
 
 def run_tree(tree: Tree, iterations: int, seconds: float, stop: Optional[threading.Event],
@@ -103,7 +118,8 @@ def search(state: GameCore, *, player: Optional[int] = None, iterations: int = 0
            seconds: float = 0.0, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
            max_nodes: int = DEFAULT_MAX_NODES, stop: Optional[threading.Event] = None,
            progress: Optional[Callable[[Tree, float], None]] = None,
-           progress_every: float = 1.0, determinize: bool = True) -> SearchResult:
+           progress_every: float = 1.0, determinize: bool = True,
+           score_weight: Optional[float] = None) -> SearchResult:
     """Search `state` for the player to move, seeing only that player's information.
 
     The budget is `iterations`, `seconds` of wall time, or both (whichever ends first); with
@@ -111,7 +127,10 @@ def search(state: GameCore, *, player: Optional[int] = None, iterations: int = 0
     search runs until `stop` (a threading.Event) is set. `mode` picks the node keying: "so"
     (opponents decide from what they share with the searcher) or "mo" (every player's nodes
     keyed by its full information set). `progress(tree, elapsed)` is called about every
-    `progress_every` seconds. Returns the most visited root move and the statistics of every
+    `progress_every` seconds. `score_weight` w in [0, 1] makes each player's reward
+    (1 - w) x its win share + w x its squashed score margin (None: the game's default, see
+    engine/registry.py), a steadier signal where single moves barely move the win rate.
+    Returns the most visited root move and the statistics of every
     root move, most visited first.
     """
     if iterations < 0 or seconds < 0:
@@ -123,6 +142,6 @@ def search(state: GameCore, *, player: Optional[int] = None, iterations: int = 0
         player = to_move
     if player != to_move:
         raise ValueError(f"player {player} is not to move (player {to_move} is)")
-    tree = make_tree(state, player, seed, c, mode, max_nodes, determinize)
+    tree = make_tree(state, player, seed, c, mode, max_nodes, determinize, score_weight)
     elapsed = run_tree(tree, iterations, seconds, stop, progress, progress_every)
     return collect(state, tree, elapsed)

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from cext.core import GameCore
-from search.ismcts import DEFAULT_C, DEFAULT_MAX_NODES, MoveStats, SearchResult
+from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, MoveStats, SearchResult,
+                           resolve_score_weight)
 
 INSTALL_HINT = "pip install ray  (or: pip install 'caravan[ray]')"
 
@@ -58,11 +59,12 @@ class _Worker:
         return os.getpid()
 
     def search(self, state: GameCore, player: int, iterations: int, seconds: float, seed: int,
-               c: float, mode: str, max_nodes: int) -> dict:
+               c: float, mode: str, max_nodes: int,
+               score_weight: Optional[float] = None) -> dict:
         from search.ismcts import make_tree, run_tree
 
         self.stop_event.clear()
-        tree = make_tree(state, player, seed, c, mode, max_nodes)
+        tree = make_tree(state, player, seed, c, mode, max_nodes, True, score_weight)
         elapsed = run_tree(tree, iterations, seconds, self.stop_event, None, 1.0)
         outcomes = tree.root_outcomes()
         stats = []
@@ -120,7 +122,8 @@ class ParallelSearch:
 
     def search(self, state: GameCore, *, player: Optional[int] = None, iterations: int = 0,
                seconds: float = 0.0, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
-               max_nodes: int = DEFAULT_MAX_NODES, merge: str = "sum",
+               max_nodes: int = DEFAULT_MAX_NODES, score_weight: Optional[float] = None,
+               merge: str = "sum",
                stop: Optional[threading.Event] = None,
                on_submit: Optional[Callable[[], None]] = None) -> ParallelResult:
         """Search `state` for the seat to move on every worker and merge the root statistics.
@@ -128,6 +131,7 @@ class ParallelSearch:
         `iterations` is the total over all workers (split evenly); `seconds` is wall time for
         each. With neither, the workers search until `stop` is set. merge="sum" adds visits
         and reward sums per move; merge="vote" gives each worker's best move one vote.
+        `score_weight` as for search.ismcts.search (None: the game's default).
         """
         if merge not in ("sum", "vote"):
             raise ValueError("merge is 'sum' or 'vote'")
@@ -141,13 +145,14 @@ class ParallelSearch:
             raise ValueError(f"player {player} is not to move (player {to_move} is)")
         if state.is_terminal():
             raise ValueError("the game is over: nothing to search")
+        score_weight = resolve_score_weight(state, score_weight)
         self.replace_dead()
         w = self.workers
         shares = [iterations // w + (1 if i < iterations % w else 0) for i in range(w)] \
             if iterations else [0] * w
         t0 = time.perf_counter()
         refs = [a.search.remote(state, player, shares[i], seconds, seed * 1_000_003 + i, c, mode,
-                                max_nodes) for i, a in enumerate(self.actors)]
+                                max_nodes, score_weight) for i, a in enumerate(self.actors)]
         if on_submit:
             on_submit()
         pending = dict(zip(refs, range(w)))

@@ -86,7 +86,7 @@ def load_position(position: Union[GameCore, dict, str]) -> GameCore:
 
 def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, float, dict] = 1000,
             top_k: int = 5, *, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
-            max_nodes: int = DEFAULT_MAX_NODES,
+            max_nodes: int = DEFAULT_MAX_NODES, score_weight: Optional[float] = None,
             stop: Optional[threading.Event] = None, workers: int = 1,
             address: Optional[str] = None) -> Suggestion:
     """Rank the moves of the seat to move in `position`.
@@ -96,7 +96,8 @@ def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, flo
     docs/protocol.md). `budget`: an int is iterations, a float seconds. Returns the `top_k`
     moves by visits with their visits, mean reward, win probability and expected final score.
     `workers` > 1 (or a Ray `address`) runs a root-parallel search on Ray (the iteration
-    budget is shared out among the workers; a time budget holds for each).
+    budget is shared out among the workers; a time budget holds for each). `score_weight`
+    mixes the score margin into the search's reward (None: the game's default).
     """
     if not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")
@@ -111,10 +112,10 @@ def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, flo
 
         result = shared_search(workers, address).search(
             state, iterations=b.iterations, seconds=b.seconds, seed=seed, c=c, mode=mode,
-            max_nodes=max_nodes, stop=stop)
+            max_nodes=max_nodes, score_weight=score_weight, stop=stop)
     else:
         result = search(state, iterations=b.iterations, seconds=b.seconds, seed=seed, c=c,
-                        mode=mode, max_nodes=max_nodes, stop=stop)
+                        mode=mode, max_nodes=max_nodes, score_weight=score_weight, stop=stop)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score) for i, s in enumerate(result.stats[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result)

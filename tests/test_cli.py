@@ -46,6 +46,8 @@ def test_duel_match():
     ["match", "khiva", "--agents", "alphazero,random,random"],
     ["match", "khiva", "--agents", "ismcts:c=-1,random,random"],
     ["match", "khiva", "--agents", "ismcts:mode=xx,random,random"],
+    ["match", "khan", "--players", "2", "--agents", "ismcts:score_weight=1.5,random"],
+    ["hint", "khan", "--score-weight", "-0.1"],
     ["match", "khiva", "--players", "3", "--agents", "random,random"],
     ["match", "khiva", "--seed", "x"],
     ["match", "khiva", "--seed", "-4"],

@@ -187,6 +187,8 @@ def test_hint_lists_the_best_moves(engine):
     "go iterations -5", "go iterations x", "go depth 3", "setoption name Nope value 1",
     "setoption name Iterations value 0", "setoption name KeyMode value zz", "hint 0",
     "setoption name Workers value 0", "position", "setoption",
+    "setoption name ScoreWeight value 1.5", "setoption name ScoreWeight value most",
+    "setoption name C value -1",
 ])
 def test_errors_are_one_line_and_change_nothing(engine, bad):
     engine.send("position khiva players 3 seed 4 moves play-B1-give-B4")

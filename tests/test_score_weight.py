@@ -1,0 +1,87 @@
+"""The score weight: the share of the search reward that is the score margin (KataGo's score
+utility). Checked through every door: the Tree, search(), the game's default from the
+registry, agent specs, the protocol option and the hint command."""
+import pytest
+
+from engine.registry import game_info, new_game
+from protocol_client import Client
+from search.agents import parse_agent
+from search.ismcts import search
+
+
+def khan_duel():
+    return new_game("khan", 2, seed=5)
+
+
+def stats_of(result):
+    return [(s.move, s.visits, round(s.mean_reward, 9), round(s.win_probability, 9))
+            for s in result.stats]
+
+
+def test_zero_weight_keeps_the_win_share_as_the_reward():
+    r = search(new_game("khiva", 3, seed=1), iterations=400, seed=2, score_weight=0.0)
+    for s in r.stats:
+        assert s.mean_reward == pytest.approx(s.win_probability, abs=1e-6)
+
+
+def test_a_weight_mixes_the_margin_in_but_win_probability_stays_the_win_share():
+    r = search(khan_duel(), iterations=600, seed=3, score_weight=0.5)
+    visited = [s for s in r.stats if s.visits]
+    assert any(abs(s.mean_reward - s.win_probability) > 1e-3 for s in visited)
+    for s in visited:
+        # two players, win shares 0, 1/2 or 1 per playout: a sum of halves
+        halves = s.win_probability * s.visits * 2
+        assert halves == pytest.approx(round(halves), abs=1e-6)
+        assert 0.0 <= s.mean_reward <= 1.0
+
+
+def test_pure_margin_reward_prefers_the_bigger_win():
+    """With weight 1 the reward is the squashed margin alone: strictly between 0 and 1."""
+    r = search(khan_duel(), iterations=300, seed=4, score_weight=1.0)
+    assert all(0.0 < s.mean_reward < 1.0 for s in r.stats if s.visits)
+
+
+def test_none_means_the_games_default_from_the_registry():
+    assert game_info("khan").score_weight == 0.5
+    assert game_info("khiva").score_weight == 0.0
+    default = search(khan_duel(), iterations=500, seed=6)
+    explicit = search(khan_duel(), iterations=500, seed=6, score_weight=0.5)
+    other = search(khan_duel(), iterations=500, seed=6, score_weight=0.0)
+    assert stats_of(default) == stats_of(explicit)
+    assert stats_of(default) != stats_of(other)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), "half"])
+def test_a_bad_weight_is_refused(bad):
+    with pytest.raises(ValueError, match="score_weight"):
+        search(khan_duel(), iterations=10, score_weight=bad)
+
+
+def test_agent_spec_takes_the_weight():
+    spec = parse_agent("ismcts:iterations=50,score_weight=0.25")
+    agent = spec.build(seed=1)
+    assert agent.score_weight == 0.25 and "score_weight=0.25" in agent.describe()
+    g = khan_duel()
+    assert agent.choose(g) in g.legal_moves()
+    with pytest.raises(ValueError, match="score_weight"):
+        parse_agent("ismcts:score_weight=2")
+
+
+def test_protocol_option_changes_the_search_and_auto_restores_the_default():
+    c = Client()
+    try:
+        assert any("option name ScoreWeight type string default auto" in l
+                   for l in c.ask("uci", "uciok"))
+        c.send("position khan players 2 seed 5")
+
+        def answer():
+            return [l for l in c.ask("go iterations 400", "bestmove") if "rank" in l]
+
+        auto = answer()
+        c.send("setoption name ScoreWeight value 0")
+        zero = answer()
+        c.send("setoption name ScoreWeight value auto")
+        assert answer() == auto
+        assert zero != auto
+    finally:
+        assert c.close() == 0
