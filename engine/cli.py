@@ -9,6 +9,7 @@ from typing import List, Optional, Sequence
 
 from engine.registry import GAMES, all_options, game_info
 from search.agents import AgentSpec, parse_agent, parse_agent_list
+from search.ismcts import DEFAULT_SCORE_WEIGHT
 from search.match import agent_seed, play_game
 
 
@@ -71,9 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--top", type=int, default=5, help="how many moves to show (default 5)")
     h.add_argument("--search-seed", type=int, default=0, help="seed of the search")
     h.add_argument("--mode", choices=("so", "mo"), default="so", help="node keying")
-    h.add_argument("--score-weight", type=float, default=None,
+    h.add_argument("--score-weight", type=float, default=DEFAULT_SCORE_WEIGHT,
                    help="share of the search reward that is the score margin, 0-1 "
-                        "(default: the game's)")
+                        f"(default {DEFAULT_SCORE_WEIGHT})")
     h.add_argument("--workers", type=int, default=1, help="search workers (more than 1: Ray)")
     h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     return parser
@@ -207,7 +208,7 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     budget = Budget(args.iterations or (0 if args.time else 2000), args.time or 0.0)
     if args.workers < 1:
         raise ValueError("--workers must be at least 1")
-    if args.score_weight is not None and not 0.0 <= args.score_weight <= 1.0:
+    if not 0.0 <= args.score_weight <= 1.0:
         raise ValueError("--score-weight must be between 0 and 1")
     if args.address:
         os.environ["RAY_ADDRESS"] = args.address

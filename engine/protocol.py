@@ -17,7 +17,8 @@ from typing import Callable, Dict, List, Optional, TextIO
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_view, game_info, new_game
-from search.ismcts import DEFAULT_C, DEFAULT_MAX_NODES, collect, make_tree, run_tree
+from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, collect,
+                           make_tree, run_tree)
 
 ENGINE_NAME = "Caravan 0.1.0"
 ENGINE_AUTHOR = "the Caravan developers"
@@ -40,7 +41,6 @@ class Option:
     low: float = 0
     high: float = 0
     choices: tuple = ()
-    auto: bool = False        # a string option that also takes `auto` (the game's default)
 
     def announce(self) -> str:
         line = f"option name {self.name} type {self.kind} default {self.default}"
@@ -63,13 +63,10 @@ class Option:
             if raw.lower() not in self.choices:
                 raise ProtocolError(f"option {self.name} is one of {', '.join(self.choices)}")
             return raw.lower()
-        if self.auto and raw.lower() == "auto":
-            return "auto"
         try:
             v = float(raw)
         except ValueError:
-            takes = "a number or auto" if self.auto else "a number"
-            raise ProtocolError(f"option {self.name} takes {takes}, not {raw!r}") from None
+            raise ProtocolError(f"option {self.name} takes a number, not {raw!r}") from None
         if not self.low <= v <= self.high:
             raise ProtocolError(f"option {self.name} must be between {self.low:g} and "
                                 f"{self.high:g}")
@@ -82,7 +79,7 @@ OPTIONS: List[Option] = [
     Option("MoveTime", "spin", 0, 0, MAX_MOVETIME_MS),
     Option("Seed", "spin", 0, 0, 2**63 - 1),
     Option("C", "string", DEFAULT_C, 0.0, 100.0),
-    Option("ScoreWeight", "string", "auto", 0.0, 1.0, auto=True),
+    Option("ScoreWeight", "string", DEFAULT_SCORE_WEIGHT, 0.0, 1.0),
     Option("KeyMode", "combo", "so", choices=("so", "mo")),
     Option("MaxNodes", "spin", DEFAULT_MAX_NODES, 1, 50_000_000),
     Option("HintMoves", "spin", 5, 1, 4096),
@@ -330,7 +327,7 @@ class Engine:
             return
         tree = make_tree(state, state.to_move, seed, float(self.options["c"]),
                          str(self.options["keymode"]), int(self.options["maxnodes"]),
-                         score_weight=self.score_weight())
+                         score_weight=float(self.options["scoreweight"]))
 
         def work():
             elapsed = run_tree(tree, iterations, seconds, self.stop_event, self.report, 1.0)
@@ -343,11 +340,6 @@ class Engine:
         self.searching = threading.Thread(target=work, name="caravan-search", daemon=True)
         self.searching.start()
 
-    def score_weight(self) -> Optional[float]:
-        """The ScoreWeight option as the search takes it: None for auto (the game's)."""
-        w = self.options["scoreweight"]
-        return None if w == "auto" else float(w)
-
     def start_parallel_search(self, state, iterations, seconds, seed, workers, finish) -> None:
         """The same search spread over `workers` Ray actors (root-parallel)."""
         def work():
@@ -359,7 +351,7 @@ class Engine:
                                      c=float(self.options["c"]),
                                      mode=str(self.options["keymode"]),
                                      max_nodes=int(self.options["maxnodes"]),
-                                     score_weight=self.score_weight(),
+                                     score_weight=float(self.options["scoreweight"]),
                                      stop=self.stop_event)
                 if result.failed:
                     self.send(f"info string workers failed {' '.join(map(str, result.failed))}; "

@@ -22,9 +22,6 @@ class GameInfo:
     options: Dict[str, Tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
     # the core's class (imported on first use), for from_json / from_view
     core_class: Callable[[], type] = field(default=lambda: GameCore)
-    # the search's default score weight for this game (search/ismcts.py): the share of the
-    # reward that is the score margin rather than the win share; set from measured strength
-    score_weight: float = 0.0
 
     def check_players(self, players: int) -> None:
         """ValueError unless `players` is a legal player count for this game."""
@@ -74,7 +71,6 @@ GAMES: Dict[str, GameInfo] = {
     "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _khiva, core_class=_khiva_class),
     "khan": GameInfo("khan", "Khan of Khans", 2, 5, 4, _factory(_KHAN),
                      aliases=("khanofkhans", "khan-of-khans"), core_class=_KHAN,
-                     score_weight=0.5,
                      options={"khans": ("one Khan per seat, e.g. impala,bison,morokanth,sable "
                                         "(default: dealt from the seed)", _khan_list)}),
     "kilim": GameInfo("kilim", "Kilim", 2, 5, 4, _factory(_KILIM), core_class=_KILIM),

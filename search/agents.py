@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from cext.core import GameCore
-from search.ismcts import DEFAULT_C, DEFAULT_MAX_NODES, SearchResult, search
+from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, SearchResult,
+                           search)
 
 DEFAULT_ITERATIONS = 1000
 
@@ -65,7 +66,7 @@ class IsmctsAgent(Agent):
 
     def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0, c: float = DEFAULT_C,
                  mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES, workers: int = 1,
-                 score_weight: Optional[float] = None) -> None:
+                 score_weight: float = DEFAULT_SCORE_WEIGHT) -> None:
         if iterations == 0 and time == 0:
             iterations = DEFAULT_ITERATIONS
         self.workers = workers
@@ -102,7 +103,8 @@ class IsmctsAgent(Agent):
         if self.time:
             budget += ("," if budget else "") + f"time={self.time}"
         workers = f",workers={self.workers}" if self.workers > 1 else ""
-        weight = "" if self.score_weight is None else f",score_weight={self.score_weight}"
+        weight = "" if self.score_weight == DEFAULT_SCORE_WEIGHT \
+            else f",score_weight={self.score_weight}"
         return f"ismcts:{budget},c={self.c},mode={self.mode}{weight}{workers}"
 
 

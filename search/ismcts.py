@@ -11,6 +11,10 @@ from cext.ismcts import Tree
 
 DEFAULT_C = 0.7
 DEFAULT_MAX_NODES = 200_000
+# Half of the reward is the score margin: at 1,000 iterations, against the win share alone,
+# it gained or was even in every game and player count measured (docs/architecture.md,
+# "Score weight").
+DEFAULT_SCORE_WEIGHT = 0.5
 CHUNK_ITERATIONS = 256       # the loop returns to Python this often: stop and progress checks
 CHUNK_SECONDS = 0.02
 
@@ -53,13 +57,8 @@ class SearchResult:
         return self.iterations / self.seconds if self.seconds > 0 else 0.0
 
 
-def resolve_score_weight(state: GameCore, score_weight: Optional[float]) -> float:
-    """The score weight to search `state` with: the given one, or (None) the game's default
-    from the registry. ValueError unless it lies in [0, 1]."""
-    if score_weight is None:
-        from engine.registry import game_info
-
-        return game_info(state.game).score_weight
+def check_score_weight(score_weight: float) -> float:
+    """`score_weight` as a float; ValueError unless it lies in [0, 1]."""
     if not isinstance(score_weight, (int, float)) or not 0.0 <= score_weight <= 1.0:
         raise ValueError(f"score_weight must be between 0 and 1, not {score_weight!r}")
     return float(score_weight)
@@ -67,12 +66,12 @@ def resolve_score_weight(state: GameCore, score_weight: Optional[float]) -> floa
 
 def make_tree(state: GameCore, player: int, seed: int, c: float, mode: str,
               max_nodes: int, determinize: bool = True,
-              score_weight: Optional[float] = None) -> Tree:
+              score_weight: float = DEFAULT_SCORE_WEIGHT) -> Tree:
     """A search tree; with determinize=False the root state is searched as it is (perfect
     information: only for a state that is already a sample, or for the cheat agent).
-    `score_weight` (None: the game's default) mixes the score margin into the reward."""
+    `score_weight` mixes the score margin into the reward."""
     return Tree(state, player, seed, c, mode, max_nodes, True, determinize,
-                resolve_score_weight(state, score_weight))
+                check_score_weight(score_weight))
 
 
 def run_tree(tree: Tree, iterations: int, seconds: float, stop: Optional[threading.Event],
@@ -119,7 +118,7 @@ def search(state: GameCore, *, player: Optional[int] = None, iterations: int = 0
            max_nodes: int = DEFAULT_MAX_NODES, stop: Optional[threading.Event] = None,
            progress: Optional[Callable[[Tree, float], None]] = None,
            progress_every: float = 1.0, determinize: bool = True,
-           score_weight: Optional[float] = None) -> SearchResult:
+           score_weight: float = DEFAULT_SCORE_WEIGHT) -> SearchResult:
     """Search `state` for the player to move, seeing only that player's information.
 
     The budget is `iterations`, `seconds` of wall time, or both (whichever ends first); with
@@ -128,8 +127,7 @@ def search(state: GameCore, *, player: Optional[int] = None, iterations: int = 0
     (opponents decide from what they share with the searcher) or "mo" (every player's nodes
     keyed by its full information set). `progress(tree, elapsed)` is called about every
     `progress_every` seconds. `score_weight` w in [0, 1] makes each player's reward
-    (1 - w) x its win share + w x its squashed score margin (None: the game's default, see
-    engine/registry.py), a steadier signal where single moves barely move the win rate.
+    (1 - w) x its win share + w x its squashed score margin, a steadier signal where single moves barely move the win rate.
     Returns the most visited root move and the statistics of every
     root move, most visited first.
     """

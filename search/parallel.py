@@ -20,7 +20,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from cext.core import GameCore
 from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, MoveStats, SearchResult,
-                           resolve_score_weight)
+                           DEFAULT_SCORE_WEIGHT, check_score_weight)
 
 INSTALL_HINT = "pip install ray  (or: pip install 'caravan[ray]')"
 
@@ -60,7 +60,7 @@ class _Worker:
 
     def search(self, state: GameCore, player: int, iterations: int, seconds: float, seed: int,
                c: float, mode: str, max_nodes: int,
-               score_weight: Optional[float] = None) -> dict:
+               score_weight: float) -> dict:
         from search.ismcts import make_tree, run_tree
 
         self.stop_event.clear()
@@ -122,7 +122,7 @@ class ParallelSearch:
 
     def search(self, state: GameCore, *, player: Optional[int] = None, iterations: int = 0,
                seconds: float = 0.0, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
-               max_nodes: int = DEFAULT_MAX_NODES, score_weight: Optional[float] = None,
+               max_nodes: int = DEFAULT_MAX_NODES, score_weight: float = DEFAULT_SCORE_WEIGHT,
                merge: str = "sum",
                stop: Optional[threading.Event] = None,
                on_submit: Optional[Callable[[], None]] = None) -> ParallelResult:
@@ -131,7 +131,7 @@ class ParallelSearch:
         `iterations` is the total over all workers (split evenly); `seconds` is wall time for
         each. With neither, the workers search until `stop` is set. merge="sum" adds visits
         and reward sums per move; merge="vote" gives each worker's best move one vote.
-        `score_weight` as for search.ismcts.search (None: the game's default).
+        `score_weight` as for search.ismcts.search.
         """
         if merge not in ("sum", "vote"):
             raise ValueError("merge is 'sum' or 'vote'")
@@ -145,7 +145,7 @@ class ParallelSearch:
             raise ValueError(f"player {player} is not to move (player {to_move} is)")
         if state.is_terminal():
             raise ValueError("the game is over: nothing to search")
-        score_weight = resolve_score_weight(state, score_weight)
+        score_weight = check_score_weight(score_weight)
         self.replace_dead()
         w = self.workers
         shares = [iterations // w + (1 if i < iterations % w else 0) for i in range(w)] \

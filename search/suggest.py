@@ -8,7 +8,8 @@ from typing import List, Optional, Union
 
 from cext.core import GameCore
 from engine.registry import from_view
-from search.ismcts import DEFAULT_C, DEFAULT_MAX_NODES, SearchResult, search
+from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, SearchResult,
+                           search)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def load_position(position: Union[GameCore, dict, str]) -> GameCore:
 
 def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, float, dict] = 1000,
             top_k: int = 5, *, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
-            max_nodes: int = DEFAULT_MAX_NODES, score_weight: Optional[float] = None,
+            max_nodes: int = DEFAULT_MAX_NODES, score_weight: float = DEFAULT_SCORE_WEIGHT,
             stop: Optional[threading.Event] = None, workers: int = 1,
             address: Optional[str] = None) -> Suggestion:
     """Rank the moves of the seat to move in `position`.
@@ -97,7 +98,7 @@ def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, flo
     moves by visits with their visits, mean reward, win probability and expected final score.
     `workers` > 1 (or a Ray `address`) runs a root-parallel search on Ray (the iteration
     budget is shared out among the workers; a time budget holds for each). `score_weight`
-    mixes the score margin into the search's reward (None: the game's default).
+    is the share of the search's reward that is the score margin.
     """
     if not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")

@@ -3,7 +3,7 @@
 Two things make the search stronger than the heuristic it plays against: the playouts follow
 KhanOfKhans.playout_move (a C copy of the heuristic's rules with 10% uniform moves,
 docs/rules/khan_of_khans.md, "Playout policy"), and the reward mixes in the score margin
-(the game's default score weight, 0.5: engine/registry.py). One move barely changes who wins
+(the search's default score weight, 0.5: docs/architecture.md, "Score weight"). One move barely changes who wins
 a Khan duel, but it changes the margin, so the margin tells the moves apart in far fewer
 iterations. Measured on seeds 7000-7099 at 4,000 iterations, mode mo, c 0.3 (closing note
 of the change, `python bench/khan_strength.py`): 55/100 with the win share alone, 66/100
@@ -17,7 +17,7 @@ from khan_support import play_match
 from search.agents import HeuristicAgent, IsmctsAgent
 
 GAMES = 40            # seeds 7000..7039, seats alternated
-SETTINGS = dict(iterations=4000, mode="mo", c=0.3)   # score weight: the game's default
+SETTINGS = dict(iterations=4000, mode="mo", c=0.3)   # score weight: the default, 0.5
 
 
 @functools.lru_cache(maxsize=None)

@@ -188,6 +188,7 @@ def test_hint_lists_the_best_moves(engine):
     "setoption name Iterations value 0", "setoption name KeyMode value zz", "hint 0",
     "setoption name Workers value 0", "position", "setoption",
     "setoption name ScoreWeight value 1.5", "setoption name ScoreWeight value most",
+    "setoption name ScoreWeight value auto",
     "setoption name C value -1",
 ])
 def test_errors_are_one_line_and_change_nothing(engine, bad):

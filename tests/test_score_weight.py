@@ -1,12 +1,12 @@
 """The score weight: the share of the search reward that is the score margin (KataGo's score
-utility). Checked through every door: the Tree, search(), the game's default from the
-registry, agent specs, the protocol option and the hint command."""
+utility). Checked through the doors: search(), its default, agent specs and the protocol
+option (the command line's bad values are in test_cli.py)."""
 import pytest
 
-from engine.registry import game_info, new_game
+from engine.registry import new_game
 from protocol_client import Client
 from search.agents import parse_agent
-from search.ismcts import search
+from search.ismcts import DEFAULT_SCORE_WEIGHT, search
 
 
 def khan_duel():
@@ -41,9 +41,8 @@ def test_pure_margin_reward_prefers_the_bigger_win():
     assert all(0.0 < s.mean_reward < 1.0 for s in r.stats if s.visits)
 
 
-def test_none_means_the_games_default_from_the_registry():
-    assert game_info("khan").score_weight == 0.5
-    assert game_info("khiva").score_weight == 0.0
+def test_the_default_weight_is_one_half():
+    assert DEFAULT_SCORE_WEIGHT == 0.5
     default = search(khan_duel(), iterations=500, seed=6)
     explicit = search(khan_duel(), iterations=500, seed=6, score_weight=0.5)
     other = search(khan_duel(), iterations=500, seed=6, score_weight=0.0)
@@ -67,21 +66,21 @@ def test_agent_spec_takes_the_weight():
         parse_agent("ismcts:score_weight=2")
 
 
-def test_protocol_option_changes_the_search_and_auto_restores_the_default():
+def test_protocol_option_changes_the_search():
     c = Client()
     try:
-        assert any("option name ScoreWeight type string default auto" in l
+        assert any("option name ScoreWeight type string default 0.5" in l
                    for l in c.ask("uci", "uciok"))
         c.send("position khan players 2 seed 5")
 
         def answer():
             return [l for l in c.ask("go iterations 400", "bestmove") if "rank" in l]
 
-        auto = answer()
+        half = answer()
         c.send("setoption name ScoreWeight value 0")
         zero = answer()
-        c.send("setoption name ScoreWeight value auto")
-        assert answer() == auto
-        assert zero != auto
+        c.send("setoption name ScoreWeight value 0.5")
+        assert answer() == half
+        assert zero != half
     finally:
         assert c.close() == 0
