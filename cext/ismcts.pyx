@@ -70,6 +70,38 @@ cdef double now_seconds() noexcept nogil:
     return t.tv_sec + t.tv_nsec * 1e-9
 
 
+cdef void outcome_margins(GameCore st, double* reward, double* margin) noexcept:
+    """Each player's score minus the best other score, in a finished game with win shares
+    `reward`. The margin never contradicts the outcome: a player who won nothing has none
+    above 0 (a Taschkent player out of the game may hold the most points), a sole winner
+    none below 0."""
+    cdef double scores[MAX_PLAYERS]
+    cdef double other
+    cdef int p, q, n = st.n_players
+    st.get_scores(scores)
+    for p in range(n):
+        other = -1e300
+        for q in range(n):
+            if q != p and scores[q] > other:
+                other = scores[q]
+        margin[p] = scores[p] - other
+        if reward[p] == 0.0 and margin[p] > 0.0:
+            margin[p] = 0.0
+        elif reward[p] == 1.0 and margin[p] < 0.0:
+            margin[p] = 0.0
+
+
+def score_margins(GameCore final not None) -> list:
+    """The margins the search mixes into the reward, for a finished game."""
+    if final.current() >= 0:
+        raise ValueError("the game is not over")
+    cdef double reward[MAX_PLAYERS]
+    cdef double margin[MAX_PLAYERS]
+    final.get_rewards(reward)
+    outcome_margins(final, reward, margin)
+    return [margin[p] for p in range(final.n_players)]
+
+
 cdef class Tree:
     """The search tree and loop for one root position and one searching player."""
     cdef GameCore root
@@ -378,22 +410,15 @@ cdef class Tree:
         self.iterations += 1
 
     cdef void blend_margins(self, GameCore st, double* reward) noexcept:
-        """Mix each player's score margin (its score minus the best other score, squashed to
-        (0, 1) on the scale of the margins seen so far) into its reward."""
-        cdef double scores[MAX_PLAYERS]
+        """Mix each player's score margin, squashed to (0, 1) on the scale of the margins
+        seen so far, into its reward."""
         cdef double margin[MAX_PLAYERS]
-        cdef double other, scale
-        cdef int p, q, n = st.n_players
-        st.get_scores(scores)
-        for p in range(n):
-            other = -1e300
-            for q in range(n):
-                if q != p and scores[q] > other:
-                    other = scores[q]
-            margin[p] = scores[p] - other
+        cdef double scale
+        cdef int p
+        outcome_margins(st, reward, margin)
         self.margin_abs_sum += fabs(margin[self.player])
         scale = self.margin_abs_sum / (self.iterations + 1) + 1e-9
-        for p in range(n):
+        for p in range(st.n_players):
             reward[p] = (1.0 - self.score_weight) * reward[p] + \
                 self.score_weight * (0.5 + 0.5 * tanh(margin[p] / scale))
 

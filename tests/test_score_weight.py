@@ -6,6 +6,7 @@ import pytest
 from engine.registry import new_game
 from protocol_client import Client
 from search.agents import parse_agent
+from cext.ismcts import score_margins
 from search.ismcts import DEFAULT_SCORE_WEIGHT, search
 
 
@@ -84,3 +85,40 @@ def test_protocol_option_changes_the_search():
         assert zero != half
     finally:
         assert c.close() == 0
+
+
+def random_finished_games(game, players, count, seed):
+    import random as _random
+
+    rng = _random.Random(seed)
+    for k in range(count):
+        g = new_game(game, players, seed=seed * 1000 + k)
+        while not g.is_terminal():
+            g.apply(rng.choice(g.legal_moves()))
+        yield g
+
+
+@pytest.mark.parametrize("game,players", [("khiva", 2), ("khan", 3), ("taschkent", 3),
+                                          ("taschkent", 4)])
+def test_margins_follow_the_scores_but_never_contradict_the_outcome(game, players):
+    contradictions = 0
+    for g in random_finished_games(game, players, 60, seed=players):
+        scores, rewards = g.scores(), g.rewards()
+        margins = score_margins(g)
+        for p in range(players):
+            raw = scores[p] - max(s for q, s in enumerate(scores) if q != p)
+            if rewards[p] == 0.0:
+                assert margins[p] == min(raw, 0.0)
+                contradictions += raw > 0
+            elif rewards[p] == 1.0:
+                assert margins[p] == max(raw, 0.0)
+            else:
+                assert margins[p] == raw
+    if game == "taschkent":
+        # a player out of the game with the most card points happens: the clamp is exercised
+        assert contradictions > 0
+
+
+def test_margins_need_a_finished_game():
+    with pytest.raises(ValueError, match="not over"):
+        score_margins(khan_duel())
