@@ -2,10 +2,22 @@
 # Every game module subclasses GameCore and implements the cdef methods below.
 from libc.stdint cimport uint64_t
 from cext.rng cimport Rng
+from cext.infohash cimport InfoHash
 
 cdef enum:
     MAX_PLAYERS = 5
     MAX_MOVES = 4096     # size of a move buffer: no position of any game has more legal moves
+
+cdef struct StateHead:
+    # The first fields of every game's state struct, in this order (as CPython's objects
+    # share PyObject_HEAD), so the base type keeps the tracking flag and the information
+    # hashes for all games. Each game checks its layout at import with head_fits.
+    bint tracking
+    InfoHash ih
+
+cdef inline bint head_fits(void* state, bint* tracking, InfoHash* ih) noexcept:
+    return (<void*>tracking == <void*>&(<StateHead*>state).tracking
+            and <void*>ih == <void*>&(<StateHead*>state).ih)
 
 cdef class GameCore:
     cdef readonly int n_players

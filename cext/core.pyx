@@ -7,7 +7,7 @@ half-changed: an illegal move raises ValueError before anything is touched.
 """
 from libc.string cimport memcpy
 from cext.rng cimport Rng, rng_seed, rng_below
-from cext.infohash cimport KEY_SO, KEY_MO
+from cext.infohash cimport KEY_SO, KEY_MO, ih_key
 
 KEY_MODES = {"so": KEY_SO, "mo": KEY_MO}
 
@@ -47,13 +47,18 @@ cdef class GameCore:
         pass
 
     cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
-        return 0
+        cdef StateHead* head = <StateHead*>self.raw_state()
+        if head == NULL:
+            return 0
+        return ih_key(&head.ih, player, observer, mode)
 
     cdef void resample(self, int observer, Rng* rng) noexcept:
         pass
 
     cdef void set_tracking(self, bint on) noexcept:
-        pass
+        cdef StateHead* head = <StateHead*>self.raw_state()
+        if head != NULL:
+            head.tracking = on
 
     cdef GameCore new_empty(self):
         return type(self).__new__(type(self))

@@ -11,11 +11,11 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kha
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, MAX_MOVES
+from cext.core cimport GameCore, MAX_MOVES, head_fits
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
-from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
+from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
 # Every number of the game lives here (all printed in the rulebook unless marked).
@@ -113,6 +113,8 @@ cdef struct Slot:
     signed char deck, tier, cap, loc
 
 cdef struct KState:
+    bint tracking                    # StateHead (core.pxd): these two fields first
+    InfoHash ih
     int n
     int khan[5]                      # Khan of each seat
     int sable, impala, bison, llama  # seat of that Khan, -1 if not in play
@@ -140,11 +142,13 @@ cdef struct KState:
     Slot slot[40]                    # Sable's face-down raid cards, oldest first
     int n_slots
     int turn
-    bint tracking
     Rng chance
-    InfoHash ih
     int log[8][4]
     int n_log
+
+cdef KState _layout_probe
+if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
+    raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
 
 
 cdef inline int tier_value(int t) noexcept nogil:
@@ -755,9 +759,6 @@ cdef class KhanOfKhans(GameCore):
             out[p] = self.score(p)
 
     # ============================================================ copying
-    cdef void set_tracking(self, bint on) noexcept:
-        self.s.tracking = on
-
     cdef void* raw_state(self) noexcept:
         return &self.s
 
@@ -765,9 +766,6 @@ cdef class KhanOfKhans(GameCore):
         return sizeof(KState)
 
     # ============================================================ information
-    cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
-        return ih_key(&self.s.ih, player, observer, mode)
-
     cdef void add_slots(self, int sign) noexcept:
         """Add (sign 1) or remove (sign -1) the face-down cards' values from the totals."""
         cdef KState* s = &self.s

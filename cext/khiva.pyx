@@ -11,11 +11,11 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/khi
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, MAX_MOVES
+from cext.core cimport GameCore, MAX_MOVES, head_fits
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes, win_shares
-from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
+from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
 # Every number of the game lives here. Those the rulebook does not print are fixed in
@@ -135,6 +135,8 @@ cdef struct ActLog:
     int camel, player, card, boost, start, end, rejected, reward_kind, reward_value
 
 cdef struct KState:
+    bint tracking                    # StateHead (core.pxd): these two fields first
+    InfoHash ih
     int n, duel, per_turn
     int phase, actor                 # actor: choosing seat, or deciding player
     uint32_t hand[5]
@@ -162,12 +164,14 @@ cdef struct KState:
     int act_camel, act_stage, act_player, act_card, act_boost
     int end_triggered
     int turn, deal_round
-    bint tracking
     Rng chance
-    InfoHash ih
     unsigned char where[5][25]       # where[o][c]: where observer o knows card c may be
     ActLog log[LOG_MAX]
     int n_log
+
+cdef KState _layout_probe
+if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
+    raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
 
 
 @cython.final
@@ -612,9 +616,6 @@ cdef class Khiva(GameCore):
         win_shares(keys, self.s.n, out)
 
     # ============================================================ copying
-    cdef void set_tracking(self, bint on) noexcept:
-        self.s.tracking = on
-
     cdef void* raw_state(self) noexcept:
         return &self.s
 
@@ -622,9 +623,6 @@ cdef class Khiva(GameCore):
         return sizeof(KState)
 
     # ============================================================ information
-    cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
-        return ih_key(&self.s.ih, player, observer, mode)
-
     cdef unsigned char all_places(self, int observer) noexcept:
         """Every place a card unknown to `observer` could be: other hands and the face-down aside."""
         return <unsigned char>(((1 << self.s.n) - 1) & ~(1 << observer) | (1 << ASIDE_LOC))

@@ -11,11 +11,11 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kil
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset, memmove
-from cext.core cimport GameCore, MAX_MOVES
+from cext.core cimport GameCore, MAX_MOVES, head_fits
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes, win_shares
-from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
+from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 cdef extern from *:
     ctypedef unsigned long long u128 "unsigned __int128"
@@ -172,6 +172,8 @@ cdef struct Kil:
     int n_dom, n_perf, n_cells
 
 cdef struct KState:
+    bint tracking                    # StateHead (core.pxd): these two fields first
+    InfoHash ih
     int n, gold_max, day, turn, phase, actor, step, seat_iter
     uint32_t hand[5]                 # cards available (public): bits 1..15 gold, 16-18 specials
     int choice[5]                    # card chosen this turn (0: not yet); hidden until the reveal
@@ -204,12 +206,14 @@ cdef struct KState:
     int scrap_c[5]
     int scrap_under[5]               # code under a woven scrap, -1 for a filled hole
     Kil k[5]
-    bint tracking
     Rng chance
-    InfoHash ih
     unsigned char where[5][5]        # where[o][t]: where observer o knows scrap t may be
     NEv ring[N_RING]
     int n_ev
+
+cdef KState _layout_probe
+if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
+    raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
 
 # ================================================================ 128-bit row helpers
 cdef inline u128 bit(int c) noexcept nogil:
@@ -1332,9 +1336,6 @@ cdef class Kilim(GameCore):
         win_shares(key, self.s.n, out)
 
     # ============================================================ copying
-    cdef void set_tracking(self, bint on) noexcept:
-        self.s.tracking = on
-
     cdef void* raw_state(self) noexcept:
         return &self.s
 
@@ -1342,9 +1343,6 @@ cdef class Kilim(GameCore):
         return sizeof(KState)
 
     # ============================================================ information
-    cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
-        return ih_key(&self.s.ih, player, observer, mode)
-
     cdef uint32_t pending_options(self, int q) noexcept:
         """The choices q may have made face down at this point (empty if q has none pending)."""
         cdef KState* s = &self.s

@@ -12,11 +12,11 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/tas
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, MAX_MOVES
+from cext.core cimport GameCore, MAX_MOVES, head_fits
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
-from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_key, ih_resample)
+from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
 # Every number of the game lives here. Numbers the rulebook does not print are marked
@@ -193,6 +193,8 @@ cdef struct LogEntry:
     int kind, a, b, c
 
 cdef struct TState:
+    bint tracking                    # StateHead (core.pxd): these two fields first
+    InfoHash ih
     int n, virt, display_size
     int phase, actor
     int round, cycle, turn_no, start_player, marker, last_start
@@ -226,11 +228,13 @@ cdef struct TState:
     int tr_region, tr_passed
     int end_triggered, last_card
     int turns
-    bint tracking
     Rng chance
-    InfoHash ih
     LogEntry log[LOG_MAX]
     int n_log
+
+cdef TState _layout_probe
+if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
+    raise ImportError("TState must begin with the fields of StateHead (cext/core.pxd)")
 
 
 @cython.final
@@ -934,9 +938,6 @@ cdef class Taschkent(GameCore):
             out[p] = self.card_points(p)
 
     # ============================================================ copying
-    cdef void set_tracking(self, bint on) noexcept:
-        self.s.tracking = on
-
     cdef void* raw_state(self) noexcept:
         return &self.s
 
@@ -944,9 +945,6 @@ cdef class Taschkent(GameCore):
         return sizeof(TState)
 
     # ============================================================ information
-    cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
-        return ih_key(&self.s.ih, player, observer, mode)
-
     cdef void resample(self, int o, Rng* rng) noexcept:
         """Redraw what `o` cannot see: the other players' action cards, the action pile and the
         cards the virtual player removed face down (one multiset, dealt uniformly into the same
