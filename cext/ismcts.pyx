@@ -6,9 +6,9 @@ keyed by (acting player, what that player has observed: see infohash.pxd), expan
 play out (the game's playout policy), and back up the reward vector: each player maximises
 its own reward (max^n). The reward is the win share, or with a score weight w,
 (1 - w) x win share + w x the player's score margin squashed to (0, 1) on the scale of the
-margins this tree has seen: KataGo's idea of a score utility, a steadier signal where one move
-barely moves the win rate. UCB counts availability: a move's exploration term uses the number of visits of its
-node in which it was legal, not the node's visits.
+margins this tree has seen: KataGo's idea of a score utility, a steadier signal where one
+move barely moves the win rate. UCB counts availability: a move's exploration term uses the
+number of visits of its node in which it was legal, not the node's visits.
 
 Memory: nodes in a flat array found through an open-addressing table; each node's edges are a
 sorted block in one edge pool (16 bytes per move statistic). Block lengths come in size
@@ -70,15 +70,13 @@ cdef double now_seconds() noexcept nogil:
     return t.tv_sec + t.tv_nsec * 1e-9
 
 
-cdef void outcome_margins(GameCore st, double* reward, double* margin) noexcept:
-    """Each player's score minus the best other score, in a finished game with win shares
-    `reward`. The margin never contradicts the outcome: a player who won nothing has none
-    above 0 (a Taschkent player out of the game may hold the most points), a sole winner
-    none below 0."""
-    cdef double scores[MAX_PLAYERS]
+cdef void outcome_margins(int n, double* scores, double* reward, double* margin) noexcept:
+    """Each player's score minus the best other score, in a finished game of n players with
+    final `scores` and win shares `reward`. The margin never contradicts the outcome: a
+    player who won nothing has none above 0 (a Taschkent player out of the game may hold the
+    most points), a sole winner none below 0."""
     cdef double other
-    cdef int p, q, n = st.n_players
-    st.get_scores(scores)
+    cdef int p, q
     for p in range(n):
         other = -1e300
         for q in range(n):
@@ -96,9 +94,11 @@ def score_margins(GameCore final not None) -> list:
     if final.current() >= 0:
         raise ValueError("the game is not over")
     cdef double reward[MAX_PLAYERS]
+    cdef double scores[MAX_PLAYERS]
     cdef double margin[MAX_PLAYERS]
     final.get_rewards(reward)
-    outcome_margins(final, reward, margin)
+    final.get_scores(scores)
+    outcome_margins(final.n_players, scores, reward, margin)
     return [margin[p] for p in range(final.n_players)]
 
 
@@ -392,14 +392,15 @@ cdef class Tree:
             st.do_move(st.playout_move(&self.rng))
             self.playout_moves += 1
         st.get_rewards(reward)
-        if self.track_scores and depth > 0 and self.path_player[0] == self.player:
+        if self.score_weight > 0.0 or self.track_scores:
             st.get_scores(scores)
+        if self.track_scores and depth > 0 and self.path_player[0] == self.player:
             d = self.root_index(self.path_move[0])
             if d >= 0:
                 self.root_score_sum[d] += scores[self.player]
                 self.root_win_sum[d] += reward[self.player]
         if self.score_weight > 0.0:
-            self.blend_margins(st, reward)
+            self.blend_margins(st.n_players, scores, reward)
         for d in range(depth):
             ni = self.path_node[d]
             self.nodes[ni].visits += 1
@@ -409,16 +410,16 @@ cdef class Tree:
                 e.reward_sum += <float>reward[self.path_player[d]]
         self.iterations += 1
 
-    cdef void blend_margins(self, GameCore st, double* reward) noexcept:
+    cdef void blend_margins(self, int n, double* scores, double* reward) noexcept:
         """Mix each player's score margin, squashed to (0, 1) on the scale of the margins
         seen so far, into its reward."""
         cdef double margin[MAX_PLAYERS]
         cdef double scale
         cdef int p
-        outcome_margins(st, reward, margin)
+        outcome_margins(n, scores, reward, margin)
         self.margin_abs_sum += fabs(margin[self.player])
         scale = self.margin_abs_sum / (self.iterations + 1) + 1e-9
-        for p in range(st.n_players):
+        for p in range(n):
             reward[p] = (1.0 - self.score_weight) * reward[p] + \
                 self.score_weight * (0.5 + 0.5 * tanh(margin[p] / scale))
 
