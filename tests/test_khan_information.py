@@ -12,17 +12,9 @@ import pytest
 
 from cext.khan import KhanOfKhans
 from khan_support import play, position
+from game_support import advance, check_samples_keep_the_observers_knowledge
 
 ALL5 = ["impala", "bison", "morokanth", "sable", "llama"]
-
-
-def advance(g, moves, seed=0):
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if g.is_terminal():
-            break
-        g.apply(rng.choice(g.legal_moves()))
-    return g
 
 
 def positions():
@@ -49,16 +41,7 @@ def key(g):
 
 @pytest.mark.parametrize("g", positions(), ids=key)
 def test_the_observers_view_and_keys_are_unchanged(g):
-    for o in range(g.n_players):
-        for seed in range(4):
-            d = g.determinized(o, seed)
-            d.check_invariants()
-            assert d.to_json(view=o) == g.to_json(view=o)
-            for mode in ("so", "mo"):
-                assert d.info_key(o, o, mode) == g.info_key(o, o, mode)
-            for a in range(g.n_players):
-                assert d.info_key(a, o, "so") == g.info_key(a, o, "so")
-            assert d.legal_moves() == g.legal_moves()
+    check_samples_keep_the_observers_knowledge(g, 4, same_moves='always')
 
 
 @pytest.mark.parametrize("g", positions(), ids=key)

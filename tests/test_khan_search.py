@@ -13,17 +13,7 @@ from cext.khan import KhanOfKhans
 from khan_support import play_match, position
 from search import search
 from search.agents import HeuristicAgent, IsmctsAgent, RandomAgent
-
-
-def advance(g, moves, seed=0):
-    rng = random.Random(seed)
-    for _ in range(moves):
-        g.apply(rng.choice(g.legal_moves()))
-    return g
-
-
-def stats_of(result):
-    return [(s.move, s.visits, round(s.mean_reward, 9), s.availability) for s in result.stats]
+from game_support import advance, stats_of
 
 
 CASES = [(2, 0, None), (2, 9, ["sable", "impala"]), (3, 14, ["impala", "sable", "llama"]),

@@ -17,6 +17,7 @@ from engine.registry import from_view, new_game
 from protocol_client import Client
 from search import search
 from search.suggest import suggest
+from game_support import spread_over_phases
 
 PHASES = {"main", "blessing", "reveal", "pick"}
 LINEUPS = {
@@ -62,13 +63,7 @@ def sample_positions():
             picked.append(max(pos, key=face_down))
             picked += [g for g in pos if bounded(g)][-1:]
             picked += [g for g in pos if g.phase == "main" and known_tops(g)][:1]
-            by_phase = {}
-            for j, g in enumerate(pos):
-                by_phase.setdefault(g.phase, []).append(j)
-            for ph in sorted(by_phase):
-                idx = by_phase[ph]
-                for j in sorted({idx[0], idx[len(idx) // 2], idx[-1]}):
-                    picked.append(pos[j])
+            picked += spread_over_phases(pos)
     return picked
 
 

@@ -6,15 +6,7 @@ import pytest
 
 from cext.kilim import Kilim
 from kilim_support import play
-
-
-def advance(g, moves, seed=0):
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if g.is_terminal():
-            break
-        g.apply(rng.choice(g.legal_moves()))
-    return g
+from game_support import advance, check_samples_keep_the_observers_knowledge
 
 
 def positions():
@@ -28,16 +20,7 @@ def positions():
 
 @pytest.mark.parametrize("g", positions(), ids=lambda g: f"{g.n_players}p-t{g.turn}-{g.phase}")
 def test_the_observers_view_and_keys_are_unchanged(g):
-    for o in range(g.n_players):
-        for seed in range(4):
-            d = g.determinized(o, seed)
-            d.check_invariants()
-            assert d.to_json(view=o) == g.to_json(view=o)
-            assert d.legal_moves() == g.legal_moves() or g.to_move != o
-            for mode in ("so", "mo"):
-                assert d.info_key(o, o, mode) == g.info_key(o, o, mode)
-            for a in range(g.n_players):
-                assert d.info_key(a, o, "so") == g.info_key(a, o, "so")
+    check_samples_keep_the_observers_knowledge(g, 4, same_moves='mover')
 
 
 @pytest.mark.parametrize("g", positions(), ids=lambda g: f"{g.n_players}p-t{g.turn}-{g.phase}")

@@ -8,17 +8,7 @@ from khiva_support import position
 from search import search
 from search.agents import IsmctsAgent, RandomAgent
 from search.match import play_game
-
-
-def advance(g, moves, seed=0):
-    rng = random.Random(seed)
-    for _ in range(moves):
-        g.apply(rng.choice(g.legal_moves()))
-    return g
-
-
-def stats_of(result):
-    return [(s.move, s.visits, round(s.mean_reward, 9), s.availability) for s in result.stats]
+from game_support import advance, stats_of
 
 
 CASES = [(3, 0), (3, 2), (3, 9), (2, 0), (2, 5), (4, 6), (5, 12)]

@@ -6,19 +6,7 @@ import pytest
 from cext.taschkent import Taschkent
 from search import search
 from search.agents import HeuristicAgent, IsmctsAgent, RandomAgent
-
-
-def advance(g, moves, seed=0):
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if g.is_terminal():
-            break
-        g.apply(rng.choice(g.legal_moves()))
-    return g
-
-
-def stats_of(result):
-    return [(s.move, s.visits, round(s.mean_reward, 9), s.availability) for s in result.stats]
+from game_support import advance, stats_of
 
 
 def hidden_differs(g, me):

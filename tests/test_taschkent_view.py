@@ -15,6 +15,7 @@ from engine.registry import from_view, new_game
 from protocol_client import Client
 from search import search
 from search.suggest import suggest
+from game_support import spread_over_phases
 
 HIDDEN_KEYS = {"seed", "action_pile", "removed_unseen", "trading_pile"}
 PHASES = {"action", "move2", "end", "sell"}
@@ -47,13 +48,7 @@ def sample_positions():
         for seed in seeds:
             pos, _ = positions_of_game(n, seed)
             picked.append(max(pos, key=hidden_cards))
-            by_phase = {}
-            for i, g in enumerate(pos):
-                by_phase.setdefault(g.phase, []).append(i)
-            for ph in sorted(by_phase):
-                idx = by_phase[ph]
-                for j in sorted({idx[0], idx[len(idx) // 2], idx[-1]}):
-                    picked.append(pos[j])
+            picked += spread_over_phases(pos)
     return picked
 
 

@@ -1,0 +1,53 @@
+"""Helpers shared by every game's tests: random play, search statistics, and the checks that
+a determinization keeps exactly what its observer knows."""
+from __future__ import annotations
+
+import random
+from typing import List, Optional
+
+
+def advance(g, moves: int, seed: int = 0):
+    """Play up to `moves` uniformly random moves on g (fewer if the game ends); returns g."""
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if g.is_terminal():
+            break
+        g.apply(rng.choice(g.legal_moves()))
+    return g
+
+
+def stats_of(result) -> list:
+    """A search result's root statistics, comparable with ==."""
+    return [(s.move, s.visits, round(s.mean_reward, 9), s.availability) for s in result.stats]
+
+
+def check_samples_keep_the_observers_knowledge(g, samples: int,
+                                               same_moves: Optional[str] = None) -> None:
+    """For every observer o and `samples` seeds, g.determinized(o, seed) is a valid state
+    that o cannot tell from g: the same view, the same own keys in both modes, the same
+    shared keys with every player. same_moves: "always" (the legal moves never depend on
+    hidden information), "mover" (they match when o is to move) or None (not checked)."""
+    for o in range(g.n_players):
+        for seed in range(samples):
+            d = g.determinized(o, seed)
+            d.check_invariants()
+            assert d.to_json(view=o) == g.to_json(view=o)
+            if same_moves == "always" or (same_moves == "mover" and g.to_move == o):
+                assert d.legal_moves() == g.legal_moves()
+            for mode in ("so", "mo"):
+                assert d.info_key(o, o, mode) == g.info_key(o, o, mode)
+            for a in range(g.n_players):
+                assert d.info_key(a, o, "so") == g.info_key(a, o, "so")
+
+
+def spread_over_phases(positions: list) -> list:
+    """From a game's positions in order, the first, middle and last of every phase."""
+    by_phase: dict = {}
+    for i, g in enumerate(positions):
+        by_phase.setdefault(g.phase, []).append(i)
+    picked: List = []
+    for ph in sorted(by_phase):
+        idx = by_phase[ph]
+        for j in sorted({idx[0], idx[len(idx) // 2], idx[-1]}):
+            picked.append(positions[j])
+    return picked
