@@ -15,9 +15,8 @@ import pytest
 from cext.khan import KhanOfKhans, _view_hashes
 from engine.registry import from_view, new_game
 from protocol_client import Client
-from search import search
 from search.suggest import suggest
-from game_support import spread_over_phases
+from game_support import check_a_view_rebuilds_each_seats_world, spread_over_phases
 
 PHASES = {"main", "blessing", "reveal", "pick"}
 LINEUPS = {
@@ -74,10 +73,6 @@ def pid(g):
     return f"{g.n_players}p-t{g.turn}-{g.phase}-{'.'.join(k[:2] for k in g.khans)}"
 
 
-def stats_of(result):
-    return [(s.move, s.visits) for s in result.stats]
-
-
 def test_the_sample_covers_every_phase_and_every_kind_of_knowledge():
     for n in LINEUPS:
         mine = [g for g in POSITIONS if g.n_players == n]
@@ -92,29 +87,7 @@ def test_the_sample_covers_every_phase_and_every_kind_of_knowledge():
 
 @pytest.mark.parametrize("g", POSITIONS, ids=pid)
 def test_a_state_from_a_view_is_seen_alike_and_searches_alike(g):
-    for seat in range(g.n_players):
-        view = g.to_json(view=seat)
-        st = KhanOfKhans.from_view(json.loads(json.dumps(view)))
-        st.check_invariants()
-        assert st.to_json(view=seat) == view
-        # the determinizations for that seat are the same worlds (no seed in a view)
-        for s in (1, 2):
-            a, b = g.determinized(seat, s).to_json(), st.determinized(seat, s).to_json()
-            a.pop("seed"), b.pop("seed")
-            assert a == b
-        d = st.determinized(seat, 1)
-        for mode in ("so", "mo"):
-            assert d.info_key(seat, seat, mode) == st.info_key(seat, seat, mode)
-        for p in range(g.n_players):
-            assert d.info_key(p, seat, "so") == st.info_key(p, seat, "so")
-    me = g.to_move
-    st = KhanOfKhans.from_view(g.to_json(view=me))
-    for mode in ("so", "mo"):
-        for seed in (3, 4):
-            a = search(g, iterations=500, seed=seed, mode=mode)
-            b = search(st, iterations=500, seed=seed, mode=mode)
-            assert stats_of(a) == stats_of(b) and a.move == b.move
-            assert a.nodes == b.nodes
+    check_a_view_rebuilds_each_seats_world(g, KhanOfKhans.from_view)
 
 
 def test_the_sable_nation_keeps_its_values_the_others_get_valid_ones():

@@ -15,7 +15,7 @@ from engine.registry import from_view, new_game
 from protocol_client import Client
 from search import search
 from search.suggest import suggest
-from game_support import spread_over_phases
+from game_support import check_a_view_rebuilds_each_seats_world, spread_over_phases
 
 HIDDEN_KEYS = {"seed", "action_pile", "removed_unseen", "trading_pile"}
 PHASES = {"action", "move2", "end", "sell"}
@@ -68,36 +68,9 @@ def test_the_sample_covers_every_phase_and_hidden_cards():
     assert any(g.to_json()["removed_unseen_count"] > 0 for g in POSITIONS if g.n_players == 2)
 
 
-def stats_of(result):
-    return [(s.move, s.visits) for s in result.stats]
-
-
 @pytest.mark.parametrize("g", POSITIONS, ids=pid)
 def test_a_state_from_a_view_is_seen_alike_and_searches_alike(g):
-    for seat in range(g.n_players):
-        view = g.to_json(view=seat)
-        st = Taschkent.from_view(json.loads(json.dumps(view)))
-        st.check_invariants()
-        assert st.to_json(view=seat) == view
-        # the determinizations for that seat are the same worlds (the seed is not in a view)
-        for s in (1, 2):
-            a, b = g.determinized(seat, s).to_json(), st.determinized(seat, s).to_json()
-            a.pop("seed"), b.pop("seed")
-            assert a == b
-            # a determinization keeps the seat's keys (its own and what it shares)
-            d = st.determinized(seat, s)
-            for mode in ("so", "mo"):
-                assert d.info_key(seat, seat, mode) == st.info_key(seat, seat, mode)
-            for p in range(g.n_players):
-                assert d.info_key(p, seat, "so") == st.info_key(p, seat, "so")
-    me = g.to_move
-    st = Taschkent.from_view(g.to_json(view=me))
-    for mode in ("so", "mo"):
-        for seed in (3, 4):
-            a = search(g, iterations=500, seed=seed, mode=mode)
-            b = search(st, iterations=500, seed=seed, mode=mode)
-            assert stats_of(a) == stats_of(b) and a.move == b.move
-            assert a.nodes == b.nodes
+    check_a_view_rebuilds_each_seats_world(g, Taschkent.from_view)
 
 
 def test_view_hashes_public_shared_by_every_seat_private_per_seat():
