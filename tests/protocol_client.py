@@ -63,3 +63,102 @@ class Client:
         except (BrokenPipeError, OSError):
             pass
         return self.proc.wait(timeout=30)
+
+
+# ---------------------------------------------------------------- checks every game's tests share
+import json as _json
+import random as _random
+import re as _re
+
+INFO = _re.compile(r"^info iterations \d+ nodes \d+ time \d+ ips \d+$")
+CANDIDATE = _re.compile(r"^(info|hint) rank (\d+) move (\S+) visits (\d+) mean (\d\.\d{4}) "
+                        r"winprob (\d\.\d{4}) score (-?\d+\.\d{2})$")
+
+
+def check_search_answer(lines: List[str], legal: List[str]) -> str:
+    """The documented shape of a `go` answer (docs/protocol.md); returns the best move."""
+    assert lines[-1].startswith("bestmove ")
+    best = lines[-1].split()[1]
+    summary = [l for l in lines if l.startswith("info iterations")]
+    assert summary and all(INFO.match(l) for l in summary)
+    cands = [CANDIDATE.match(l) for l in lines if l.startswith("info rank")]
+    assert all(cands), lines
+    assert [int(m.group(2)) for m in cands] == list(range(1, len(cands) + 1))
+    visits = [int(m.group(4)) for m in cands]
+    assert visits == sorted(visits, reverse=True)
+    assert {m.group(3) for m in cands} <= set(legal)
+    assert best == cands[0].group(3) and best in legal
+    return best
+
+
+def check_game_over_answer(lines: List[str], g) -> None:
+    """`go` on a finished game: no move, and the final scores and ranking of g."""
+    assert lines[-4:] == ["info string gameover",
+                          "info string scores " + " ".join(str(x) for x in g.scores()),
+                          "info string ranking " + " ".join(str(x) for x in g.ranking()),
+                          "bestmove (none)"]
+
+
+def play_from_views(engine: Client, g, iterations: int = 30, max_moves: int = 5000) -> int:
+    """Play g to the end as a client that keeps its own table and tells the engine only what
+    the seat to move knows; every legal list and answer is checked. Returns the moves."""
+    moves = 0
+    while not g.is_terminal():
+        engine.send(f"position {g.game} view " + _json.dumps(g.to_json(view=g.to_move)))
+        legal = engine.ask("legal", "legal")[-1].split()[1:]
+        assert legal == [g.move_to_text(m) for m in g.legal_moves()]
+        best = check_search_answer(engine.ask(f"go iterations {iterations}", "bestmove"), legal)
+        g.apply(g.parse_move(best))
+        moves += 1
+        assert moves < max_moves
+    engine.send(f"position {g.game} view " + _json.dumps(g.to_json(view=0)))
+    check_game_over_answer(engine.ask("go", "bestmove"), g)
+    return moves
+
+
+def play_from_the_seed_form(engine: Client, game: str, players: int, seed: int,
+                            iterations: int = 30, max_moves: int = 2000) -> None:
+    """Play a whole game through `position <game> players N seed S moves ...`, replaying it
+    on a local table at the end to check the engine's final answer."""
+    from engine.registry import new_game
+
+    moves: List[str] = []
+    for _ in range(max_moves):
+        engine.send(f"position {game} players {players} seed {seed} moves " + " ".join(moves))
+        legal = engine.ask("legal", "legal")[-1].split()[1:]
+        lines = engine.ask(f"go iterations {iterations}", "bestmove")
+        if lines[-1] == "bestmove (none)":
+            assert legal == []
+            g = new_game(game, players, seed)
+            for m in moves:
+                g.apply(g.parse_move(m))
+            assert g.is_terminal()
+            check_game_over_answer(lines, g)
+            return
+        moves.append(check_search_answer(lines, legal))
+    raise AssertionError("the game did not end")
+
+
+def check_view_and_seed_forms_search_alike(engine: Client, game: str, players: int,
+                                           seed: int, random_moves: int, rng_seed: int,
+                                           modes=("so",)) -> None:
+    """After `random_moves` random moves, the seed form and the view of the seat to move give
+    the same search answer, line for line (timings aside), in every key mode."""
+    from engine.registry import new_game
+
+    g = new_game(game, players, seed)
+    rng = _random.Random(rng_seed)
+    moves = []
+    for _ in range(random_moves):
+        m = rng.choice(g.legal_moves())
+        moves.append(g.move_to_text(m))
+        g.apply(m)
+    strip = lambda lines: [_re.sub(r" time \d+ ips \d+", "", l) for l in lines]
+    engine.send("setoption name Seed value 9")
+    for mode in modes:
+        engine.send(f"setoption name KeyMode value {mode}")
+        engine.send(f"position {game} players {players} seed {seed} moves " + " ".join(moves))
+        a = engine.ask("go iterations 500", "bestmove")
+        engine.send(f"position {game} view " + _json.dumps(g.to_json(view=g.to_move)))
+        b = engine.ask("go iterations 500", "bestmove")
+        assert strip(a) == strip(b)

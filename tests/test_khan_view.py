@@ -13,8 +13,9 @@ import random
 import pytest
 
 from cext.khan import KhanOfKhans, _view_hashes
-from engine.registry import from_view, new_game
-from protocol_client import Client
+from engine.registry import from_view
+from protocol_client import (check_view_and_seed_forms_search_alike,
+                             play_from_the_seed_form, play_from_views)
 from search.suggest import suggest
 from game_support import check_a_view_rebuilds_each_seats_world, spread_over_phases
 
@@ -462,77 +463,21 @@ def test_suggest_and_the_registry_take_a_view():
 
 
 # ---------------------------------------------------------------- through the protocol
-@pytest.fixture
-def engine():
-    c = Client()
-    yield c
-    assert c.close() == 0
-
-
-def best_of(lines, legal):
-    assert lines[-1].startswith("bestmove ")
-    best = lines[-1].split()[1]
-    assert best in legal
-    return best
-
-
 @pytest.mark.parametrize("players,khans", [(2, ["impala", "sable"]),
                                            (5, ["sable", "llama", "impala", "bison",
                                                 "morokanth"])])
 def test_full_game_from_views(engine, players, khans):
     """The client keeps its own table and tells the engine only what the seat to move knows."""
-    g = KhanOfKhans(players, 41, khans=khans)
-    moves = 0
-    while not g.is_terminal():
-        view = g.to_json(view=g.to_move)
-        engine.send("position khan view " + json.dumps(view))
-        legal = engine.ask("legal", "legal")[-1].split()[1:]
-        assert legal == [g.move_to_text(m) for m in g.legal_moves()]
-        best = best_of(engine.ask("go iterations 30", "bestmove"), legal)
-        g.apply(g.parse_move(best))
-        moves += 1
-        assert moves < 1000
+    moves = play_from_views(engine, KhanOfKhans(players, 41, khans=khans), max_moves=1000)
     assert moves >= 80                             # every one of the 80 cards was drawn
-    engine.send("position khan view " + json.dumps(g.to_json(view=0)))
-    lines = engine.ask("go", "bestmove")
-    assert lines[-1] == "bestmove (none)"
-    assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
 
 
 def test_full_game_from_the_seed_form(engine):
-    players, seed = 3, 17
-    moves = []
-    for _ in range(1000):
-        engine.send(f"position khan players {players} seed {seed} moves " + " ".join(moves))
-        legal = engine.ask("legal", "legal")[-1].split()[1:]
-        lines = engine.ask("go iterations 30", "bestmove")
-        if lines[-1] == "bestmove (none)":
-            assert legal == []
-            g = new_game("khan", players, seed)
-            for m in moves:
-                g.apply(g.parse_move(m))
-            assert g.is_terminal()
-            assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
-            return
-        moves.append(best_of(lines, legal))
-    pytest.fail("the game did not end")
+    play_from_the_seed_form(engine, "khan", 3, 17, max_moves=1000)
 
 
 def test_view_and_seed_forms_give_the_same_search(engine):
-    g = new_game("khan", 4, 5)
-    rng = random.Random(3)
-    moves = []
-    for _ in range(15):
-        m = rng.choice(g.legal_moves())
-        moves.append(g.move_to_text(m))
-        g.apply(m)
-    strip = lambda lines: [l for l in lines if not l.startswith("info iterations")]
-    engine.send("setoption name Seed value 9")
-    engine.send("position khan players 4 seed 5 moves " + " ".join(moves))
-    a = engine.ask("go iterations 500", "bestmove")
-    engine.send("position khan view " + json.dumps(g.to_json(view=g.to_move)))
-    b = engine.ask("go iterations 500", "bestmove")
-    assert strip(a) == strip(b)
+    check_view_and_seed_forms_search_alike(engine, "khan", 4, 5, random_moves=15, rng_seed=3)
 
 
 def test_an_impossible_view_is_refused_by_the_protocol(engine):

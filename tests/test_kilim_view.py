@@ -4,13 +4,13 @@ views are ValueErrors, and whole games run through `caravan uci` from views and 
 import copy
 import json
 import random
-import re
 
 import pytest
 
 from cext.kilim import Kilim, parse_domino
 from engine.registry import from_view as registry_from_view, new_game
-from protocol_client import Client
+from protocol_client import (check_view_and_seed_forms_search_alike,
+                             play_from_the_seed_form, play_from_views)
 from search import search
 from search.suggest import suggest
 
@@ -412,85 +412,19 @@ def test_suggest_from_a_kilim_view_equals_suggest_from_the_state():
 
 
 # ---------------------------------------------------------------- through the protocol
-INFO = re.compile(r"^info iterations \d+ nodes \d+ time \d+ ips \d+$")
-CANDIDATE = re.compile(r"^info rank (\d+) move (\S+) visits (\d+) mean (\d\.\d{4}) "
-                       r"winprob (\d\.\d{4}) score (-?\d+\.\d{2})$")
-
-
-@pytest.fixture
-def engine():
-    c = Client()
-    yield c
-    assert c.close() == 0
-
-
-def best_of(lines, legal):
-    assert lines[-1].startswith("bestmove ")
-    best = lines[-1].split()[1]
-    assert any(INFO.match(l) for l in lines)
-    cands = [CANDIDATE.match(l) for l in lines if l.startswith("info rank")]
-    assert cands and all(cands), lines
-    assert {m.group(2) for m in cands} <= set(legal)
-    assert best == cands[0].group(2) and best in legal
-    return best
-
-
 @pytest.mark.parametrize("players", [2, 3])
 def test_full_game_from_views(engine, players):
     """The client keeps the table and only ever tells the engine what the seat to move knows."""
-    g = new_game("kilim", players, 23)
-    moves = 0
-    while not g.is_terminal():
-        view = g.to_json(view=g.to_move)
-        engine.send("position kilim view " + json.dumps(view))
-        legal = engine.ask("legal", "legal")[-1].split()[1:]
-        assert legal == [g.move_to_text(m) for m in g.legal_moves()]
-        best = best_of(engine.ask("go iterations 30", "bestmove"), legal)
-        g.apply(g.parse_move(best))
-        moves += 1
-    assert moves > 50
-    engine.send("position kilim view " + json.dumps(g.to_json(view=1)))
-    lines = engine.ask("go", "bestmove")
-    assert lines[-1] == "bestmove (none)"
-    assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
-    assert lines[-2] == "info string ranking " + " ".join(str(x) for x in g.ranking())
+    assert play_from_views(engine, new_game("kilim", players, 23)) > 50
 
 
 def test_full_game_from_the_seed_form(engine):
-    moves = []
-    for _ in range(600):
-        engine.send("position kilim players 2 seed 11 moves " + " ".join(moves))
-        legal = engine.ask("legal", "legal")[-1].split()[1:]
-        lines = engine.ask("go iterations 30", "bestmove")
-        if lines[-1] == "bestmove (none)":
-            assert legal == []
-            g = new_game("kilim", 2, 11)
-            for m in moves:
-                g.apply(g.parse_move(m))
-            assert g.is_terminal()
-            assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
-            return
-        moves.append(best_of(lines, legal))
-    pytest.fail("the game did not end")
+    play_from_the_seed_form(engine, "kilim", 2, 11, max_moves=600)
 
 
 def test_view_and_seed_forms_give_the_same_search(engine):
-    g = new_game("kilim", 3, 5)
-    rng = random.Random(3)
-    moves = []
-    for _ in range(14):
-        m = rng.choice(g.legal_moves())
-        moves.append(g.move_to_text(m))
-        g.apply(m)
-    strip = lambda lines: [re.sub(r" time \d+ ips \d+", "", l) for l in lines]
-    engine.send("setoption name Seed value 9")
-    for mode in ("so", "mo"):
-        engine.send(f"setoption name KeyMode value {mode}")
-        engine.send("position kilim players 3 seed 5 moves " + " ".join(moves))
-        a = engine.ask("go iterations 500", "bestmove")
-        engine.send("position kilim view " + json.dumps(g.to_json(view=g.to_move)))
-        b = engine.ask("go iterations 500", "bestmove")
-        assert strip(a) == strip(b)
+    check_view_and_seed_forms_search_alike(engine, "kilim", 3, 5, random_moves=14, rng_seed=3,
+                                           modes=("so", "mo"))
 
 
 def test_a_bad_view_is_one_error_line_and_changes_nothing(engine):

@@ -1,41 +1,13 @@
 """`caravan uci` driven as a subprocess, checked against docs/protocol.md."""
 import json
 import random
-import re
 import time
 
 import pytest
 
 from engine.registry import new_game
-from protocol_client import Client
-
-INFO = re.compile(r"^info iterations \d+ nodes \d+ time \d+ ips \d+$")
-CANDIDATE = re.compile(r"^(info|hint) rank (\d+) move (\S+) visits (\d+) mean (\d\.\d{4}) "
-                       r"winprob (\d\.\d{4}) score (-?\d+\.\d{2})$")
-
-
-@pytest.fixture
-def engine():
-    c = Client()
-    yield c
-    assert c.close() == 0
-
-
-def check_search_answer(lines, legal):
-    """The documented shape of a `go` answer; returns the best move."""
-    assert lines[-1].startswith("bestmove ")
-    best = lines[-1].split()[1]
-    summary = [l for l in lines if l.startswith("info iterations")]
-    assert summary and all(INFO.match(l) for l in summary)
-    cands = [CANDIDATE.match(l) for l in lines if l.startswith("info rank")]
-    assert all(cands), lines
-    assert [int(m.group(2)) for m in cands] == list(range(1, len(cands) + 1))
-    visits = [int(m.group(4)) for m in cands]
-    assert visits == sorted(visits, reverse=True)
-    assert {m.group(3) for m in cands} <= set(legal)
-    assert best == cands[0].group(3) and best in legal
-    return best
-
+from protocol_client import (CANDIDATE, INFO, Client, check_view_and_seed_forms_search_alike,
+                             play_from_the_seed_form, play_from_views)
 
 def test_handshake_lists_options_and_games(engine):
     lines = engine.ask("uci", "uciok")
@@ -48,59 +20,18 @@ def test_handshake_lists_options_and_games(engine):
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_full_game_from_the_seed_form(engine, players):
-    moves = []
-    for _ in range(400):
-        engine.send(f"position khiva players {players} seed 11 moves " + " ".join(moves))
-        legal = engine.ask("legal", "legal")[-1].split()[1:]
-        lines = engine.ask("go iterations 60", "bestmove")
-        if lines[-1] == "bestmove (none)":
-            assert legal == []
-            assert lines[-4] == "info string gameover"
-            scores = lines[-3].split()[3:]
-            ranking = lines[-2].split()[3:]
-            assert lines[-3].startswith("info string scores") and len(scores) == players
-            assert lines[-2].startswith("info string ranking") and "1" in ranking
-            g = new_game("khiva", players, 11)
-            for m in moves:
-                g.apply(g.parse_move(m))
-            assert [int(x) for x in scores] == g.scores()
-            return
-        moves.append(check_search_answer(lines, legal))
-    pytest.fail("the game did not end")
+    play_from_the_seed_form(engine, "khiva", players, 11, iterations=60, max_moves=400)
 
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_full_game_from_views(engine, players):
     """The client runs its own table and only ever tells the engine what the seat to move
     knows."""
-    g = new_game("khiva", players, 23)
-    while not g.is_terminal():
-        view = g.to_json(view=g.to_move)
-        engine.send("position khiva view " + json.dumps(view))
-        legal = engine.ask("legal", "legal")[-1].split()[1:]
-        assert legal == [g.move_to_text(m) for m in g.legal_moves()]
-        best = check_search_answer(engine.ask("go iterations 40", "bestmove"), legal)
-        g.apply(g.parse_move(best))
-    engine.send("position khiva view " + json.dumps(g.to_json(view=0)))
-    assert engine.ask("go", "bestmove")[-1] == "bestmove (none)"
+    play_from_views(engine, new_game("khiva", players, 23), iterations=40)
 
 
 def test_view_and_seed_forms_give_the_same_search(engine):
-    g = new_game("khiva", 3, 5)
-    rng = random.Random(3)
-    moves = []
-    for _ in range(7):
-        m = rng.choice(g.legal_moves())
-        moves.append(g.move_to_text(m))
-        g.apply(m)
-    strip = lambda lines: [re.sub(r" time \d+ ips \d+", "", l) for l in lines]
-    engine.send("setoption name Seed value 9")
-    engine.send("position khiva players 3 seed 5 moves " + " ".join(moves))
-    a = engine.ask("go iterations 500", "bestmove")
-    view = g.to_json(view=g.to_move)
-    engine.send("position khiva view " + json.dumps(view))
-    b = engine.ask("go iterations 500", "bestmove")
-    assert strip(a) == strip(b)
+    check_view_and_seed_forms_search_alike(engine, "khiva", 3, 5, random_moves=7, rng_seed=3)
 
 
 CARD_FIELDS = ("hand", "chosen_play", "chosen_give", "played", "discard", "aside_up")

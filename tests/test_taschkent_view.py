@@ -12,8 +12,8 @@ import pytest
 
 from cext.taschkent import Taschkent, _view_hashes
 from engine.registry import from_view, new_game
-from protocol_client import Client
-from search import search
+from protocol_client import (check_view_and_seed_forms_search_alike,
+                             play_from_the_seed_form, play_from_views)
 from search.suggest import suggest
 from game_support import check_a_view_rebuilds_each_seats_world, spread_over_phases
 
@@ -332,74 +332,19 @@ def test_a_finished_game_has_a_view():
 
 
 # ---------------------------------------------------------------- through the protocol
-@pytest.fixture
-def engine():
-    c = Client()
-    yield c
-    assert c.close() == 0
-
-
-def best_of(lines, legal):
-    assert lines[-1].startswith("bestmove ")
-    best = lines[-1].split()[1]
-    assert best in legal
-    return best
-
-
 @pytest.mark.parametrize("players", [2, 4])
 def test_full_game_from_views(engine, players):
     """The client keeps its own table and tells the engine only what the seat to move knows."""
-    g = new_game("taschkent", players, 41)
-    moves = 0
-    while not g.is_terminal():
-        view = g.to_json(view=g.to_move)
-        engine.send("position taschkent view " + json.dumps(view))
-        legal = engine.ask("legal", "legal")[-1].split()[1:]
-        assert legal == [g.move_to_text(m) for m in g.legal_moves()]
-        best = best_of(engine.ask("go iterations 30", "bestmove"), legal)
-        g.apply(g.parse_move(best))
-        moves += 1
-        assert moves < 2000
-    engine.send("position taschkent view " + json.dumps(g.to_json(view=0)))
-    lines = engine.ask("go", "bestmove")
-    assert lines[-1] == "bestmove (none)"
-    assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
+    play_from_views(engine, new_game("taschkent", players, 41), max_moves=2000)
 
 
 def test_full_game_from_the_seed_form(engine):
-    moves = []
-    for _ in range(2000):
-        engine.send("position taschkent players 3 seed 13 moves " + " ".join(moves))
-        legal = engine.ask("legal", "legal")[-1].split()[1:]
-        lines = engine.ask("go iterations 30", "bestmove")
-        if lines[-1] == "bestmove (none)":
-            assert legal == []
-            g = new_game("taschkent", 3, 13)
-            for m in moves:
-                g.apply(g.parse_move(m))
-            assert g.is_terminal()
-            assert lines[-3] == "info string scores " + " ".join(str(x) for x in g.scores())
-            assert lines[-2] == "info string ranking " + " ".join(str(x) for x in g.ranking())
-            return
-        moves.append(best_of(lines, legal))
-    pytest.fail("the game did not end")
+    play_from_the_seed_form(engine, "taschkent", 3, 13, max_moves=2000)
 
 
 def test_seed_and_view_forms_search_alike_through_the_protocol(engine):
-    g = new_game("taschkent", 3, 8)
-    rng = random.Random(8)
-    moves = []
-    for _ in range(23):
-        m = rng.choice(g.legal_moves())
-        moves.append(g.move_to_text(m))
-        g.apply(m)
-    strip = lambda lines: [re.sub(r" time \d+ ips \d+", "", l) for l in lines]
-    engine.send("setoption name Seed value 9")
-    engine.send("position taschkent players 3 seed 8 moves " + " ".join(moves))
-    a = engine.ask("go iterations 500", "bestmove")
-    engine.send("position taschkent view " + json.dumps(g.to_json(view=g.to_move)))
-    b = engine.ask("go iterations 500", "bestmove")
-    assert strip(a) == strip(b)
+    check_view_and_seed_forms_search_alike(engine, "taschkent", 3, 8, random_moves=23,
+                                           rng_seed=8)
 
 
 def test_an_impossible_view_is_an_error_line(engine):
