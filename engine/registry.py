@@ -115,6 +115,15 @@ def all_options() -> Dict[str, str]:
     return out
 
 
+def from_json(state: dict) -> GameCore:
+    """A full state as written by `to_json()` (every hidden part included); the game is named
+    by its "game" field. ValueError if it is malformed or impossible."""
+    if not isinstance(state, dict):
+        raise ValueError("a state is a JSON object")
+    info = game_info(str(state.get("game", "")))
+    return info.core_class().from_json(state)
+
+
 def from_view(view: dict) -> GameCore:
     """A state to search from, built from one seat's view (see docs/protocol.md).
 

@@ -1,4 +1,7 @@
 """Agents: heuristic (every game), pimc, cheat and cmd, all playing legal moves to the end."""
+import shlex
+import sys
+
 import pytest
 
 from engine.registry import GAMES
@@ -36,7 +39,8 @@ def test_pimc_and_cheat_play_legal_games_and_beat_random():
 
 
 def test_cmd_agent_drives_an_external_engine_through_the_protocol():
-    agent = CmdAgent("caravan uci", seed=3, iterations=200)
+    # the project's own engine through the running interpreter: nothing on PATH is assumed
+    agent = CmdAgent(f"{shlex.quote(sys.executable)} -m engine.cli uci", seed=3, iterations=200)
     try:
         record = play_game("khiva", [agent, RandomAgent(1)], seed=4)
     finally:
