@@ -5,6 +5,13 @@ from cext.rng cimport Rng, rng_below
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
+# One-byte integers for the small arrays of a state (piles, decks, knowledge masks). Cython is
+# told they are plain integers, not characters, so a state's fields convert to and from Python
+# lists of ints, with length and range checks (a char array would convert to a C string).
+cdef extern from "<stdint.h>":
+    ctypedef int i8 "int8_t"
+    ctypedef unsigned int u8 "uint8_t"
+
 cdef inline int popcount(uint64_t x) noexcept nogil:
     """Bits set in x (SWAR: a portable build has no POPCNT instruction, and libgcc's is a call)."""
     x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
@@ -35,20 +42,20 @@ cdef inline uint64_t random_subset(Rng* r, uint64_t pool, int k) noexcept nogil:
         left -= 1
     return out
 
-cdef inline void shuffle_bytes(Rng* r, signed char* a, int n) noexcept nogil:
+cdef inline void shuffle_bytes(Rng* r, i8* a, int n) noexcept nogil:
     """Fisher-Yates shuffle of n bytes."""
     cdef int i, j
-    cdef signed char t
+    cdef i8 t
     for i in range(n - 1, 0, -1):
         j = rng_below(r, i + 1)
         t = a[i]
         a[i] = a[j]
         a[j] = t
 
-cdef inline void sort_bytes(signed char* a, int n) noexcept nogil:
+cdef inline void sort_bytes(i8* a, int n) noexcept nogil:
     """Insertion sort of n bytes (piles are small): the canonical order before a reshuffle."""
     cdef int i, j
-    cdef signed char t
+    cdef i8 t
     for i in range(1, n):
         t = a[i]
         j = i - 1

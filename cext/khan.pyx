@@ -14,7 +14,7 @@ from libc.string cimport memset
 from cext.core cimport GameCore, MAX_MOVES, head_fits
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
+from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -110,7 +110,7 @@ cdef enum:
 cdef struct Slot:
     # one face-down raid card of the Sable Nation: its deck (visible on its back), its value,
     # the highest value the others know it can have, and where it lies
-    signed char deck, tier, cap, loc
+    i8 deck, tier, cap, loc
 
 cdef struct KState:
     bint tracking                    # StateHead (core.pxd): these two fields first
@@ -118,7 +118,7 @@ cdef struct KState:
     int n
     int khan[5]                      # Khan of each seat
     int sable, impala, bison, llama  # seat of that Khan, -1 if not in play
-    signed char deck[10][8]          # top = deck[d][ndeck[d] - 1]
+    i8 deck[10][8]          # top = deck[d][ndeck[d] - 1]
     int ndeck[10]
     uint32_t nonempty                # decks with cards left
     uint32_t top_known               # decks whose top card everyone knows (Impala reveals)
@@ -196,7 +196,7 @@ cdef class KhanOfKhans(GameCore):
         cdef KState* s = &self.s
         cdef int i, d, t, k, p
         cdef Rng kr
-        cdef signed char order[5]
+        cdef i8 order[5]
         memset(s, 0, sizeof(KState))
         s.n = n
         s.tracking = True
@@ -792,8 +792,8 @@ cdef class KhanOfKhans(GameCore):
         """
         cdef KState* s = &self.s
         cdef bint hide = s.sable >= 0 and o != s.sable and s.phase != PH_OVER
-        cdef signed char pool[8]
-        cdef signed char tmp
+        cdef i8 pool[8]
+        cdef i8 tmp
         cdef int sl[8]
         cdef int caps[8]
         cdef int d, i, j, k, m, total, tries
@@ -848,10 +848,10 @@ cdef class KhanOfKhans(GameCore):
                 digest[s.sable] = mix64(digest[s.sable] ^ (<uint64_t>s.slot[i].tier + 1))
         ih_resample(&s.ih, o, s.n, digest)
 
-    cdef void assign_greedily(self, signed char* pool, int total, int* caps, int k) noexcept:
+    cdef void assign_greedily(self, i8* pool, int total, int* caps, int k) noexcept:
         """Fallback (never expected): a valid assignment, tightest slot gets the lowest card."""
         cdef int i, j, best, a
-        cdef signed char tmp
+        cdef i8 tmp
         cdef int order[8]
         sort_bytes(pool, total)
         for i in range(k):
@@ -863,7 +863,7 @@ cdef class KhanOfKhans(GameCore):
                 order[j + 1] = order[j]
                 j -= 1
             order[j + 1] = a
-        cdef signed char chosen[8]
+        cdef i8 chosen[8]
         cdef bint used[8]
         for i in range(total):
             used[i] = False
@@ -880,7 +880,7 @@ cdef class KhanOfKhans(GameCore):
             used[best] = True
             chosen[order[i]] = pool[best]
         j = k
-        cdef signed char rest[8]
+        cdef i8 rest[8]
         a = 0
         for i in range(total):
             if not used[i]:

@@ -14,7 +14,7 @@ from libc.string cimport memset, memmove
 from cext.core cimport GameCore, MAX_MOVES, head_fits
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes, win_shares
+from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 cdef extern from *:
@@ -63,8 +63,8 @@ TORN_PER_GROUP[2][:] = [1, 1, 0]
 TORN_PER_GROUP[3][:] = [1, 1, 1]
 TORN_PER_GROUP[4][:] = [2, 1, 1]
 TORN_PER_GROUP[5][:] = [2, 2, 1]
-cdef signed char PAIR_A[15]
-cdef signed char PAIR_B[15]
+cdef i8 PAIR_A[15]
+cdef i8 PAIR_B[15]
 _k = 0
 for _a in range(5):
     for _b in range(_a, 5):
@@ -181,16 +181,16 @@ cdef struct KState:
     int scrap_bid[5]
     int art_bid[5]
     int win_value, winner
-    signed char piles[3][15]
+    i8 piles[3][15]
     int pile_len[3]
     int pile_pos                     # next index to reveal in piles[day]
     int torn_in[3]
     int torn_seen[3]
     uint64_t revealed                # domino ids revealed so far (public)
     int on_table                     # the domino of the current auction, -1 once resolved
-    signed char pending[16]          # carried dominoes (all-tied auctions)
+    i8 pending[16]          # carried dominoes (all-tied auctions)
     int n_pending
-    signed char to_place[16]         # won dominoes the winner still has to weave
+    i8 to_place[16]         # won dominoes the winner still has to weave
     int n_to_place
     int placer
     int lost                         # dominoes lost (last auction of a day tied)
@@ -207,7 +207,7 @@ cdef struct KState:
     int scrap_under[5]               # code under a woven scrap, -1 for a filled hole
     Kil k[5]
     Rng chance
-    unsigned char where[5][5]        # where[o][t]: where observer o knows scrap t may be
+    u8 where[5][5]        # where[o][t]: where observer o knows scrap t may be
     NEv ring[N_RING]
     int n_ev
 
@@ -304,8 +304,8 @@ cdef class Kilim(GameCore):
     cdef void setup(self, int n, uint64_t seed) noexcept:
         cdef KState* s = &self.s
         cdef int g, i, p, t, size, k, regs
-        cdef signed char ids[15]
-        cdef signed char torn[5]
+        cdef i8 ids[15]
+        cdef i8 torn[5]
         memset(s, 0, sizeof(KState))
         s.n = n
         s.gold_max = GOLD_MAX_DUEL if n == 2 else GOLD_MAX
@@ -505,7 +505,7 @@ cdef class Kilim(GameCore):
             s.phase = PH_SCRAPAT
             if s.tracking:
                 for q in range(s.n):
-                    s.where[q][x] = <unsigned char>(1 << p)
+                    s.where[q][x] = <u8>(1 << p)
         elif kind == K_ROTATE:
             s.token_used[TOK_ROTATE] = 1
             self.rotate(p, x >> 4, x & 15)
@@ -732,13 +732,13 @@ cdef class Kilim(GameCore):
             return
         ih_public(&s.ih, (<uint64_t>EV_SEARCHED << 56) | <uint64_t>p)
         self.note(N_SCRAPPICK, p, t, 0)
-        s.where[p][t] = <unsigned char>(1 << p)
+        s.where[p][t] = <u8>(1 << p)
         for o in range(s.n):
             if o == p:
                 continue
             for u in range(N_SCRAPS):
                 if s.where[o][u] & (1 << WHERE_BOARD):
-                    s.where[o][u] |= <unsigned char>(1 << p)
+                    s.where[o][u] |= <u8>(1 << p)
 
     cdef void see_board(self, int p) noexcept:
         """The Scrap Bag winner looks at the scraps on the board before it picks."""
@@ -750,7 +750,7 @@ cdef class Kilim(GameCore):
                 s.where[p][u] = 1 << WHERE_BOARD
                 board |= 1u << u
             elif s.scrap_loc[u] == LOC_HELD + p:
-                s.where[p][u] = <unsigned char>(1 << p)
+                s.where[p][u] = <u8>(1 << p)
             else:
                 s.where[p][u] &= ~(1 << WHERE_BOARD)
         ih_private(&s.ih, 1u << p, (<uint64_t>EV_SCRAP << 56) | board)
@@ -1421,9 +1421,9 @@ cdef class Kilim(GameCore):
                 continue
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_HELD + q or s.scrap_loc[t] == LOC_SEL + q:
-                    s.where[q][t] = <unsigned char>(1 << q)
+                    s.where[q][t] = <u8>(1 << q)
                 elif s.scrap_loc[t] == LOC_BOARD or (s.scrap_loc[t] >= LOC_HELD and s.scrap_loc[t] < LOC_HELD + 5):
-                    s.where[q][t] = <unsigned char>(((1 << s.n) - 1) & ~(1 << q) | (1 << WHERE_BOARD))
+                    s.where[q][t] = <u8>(((1 << s.n) - 1) & ~(1 << q) | (1 << WHERE_BOARD))
                 else:
                     s.where[q][t] = 0
         # --- piles: contents from the group's unrevealed dominoes, torn ones from the unseen
@@ -1466,8 +1466,8 @@ cdef class Kilim(GameCore):
 
     cdef void resample_piles(self, Rng* rng) noexcept:
         cdef KState* s = &self.s
-        cdef signed char regs[15]
-        cdef signed char torn[5]
+        cdef i8 regs[15]
+        cdef i8 torn[5]
         cdef int g, i, start, remaining, tr, nr_, need, nt = 0, ti = 0, total_torn = 0
         for i in range(N_TORN):
             if not (s.revealed >> (ID_TORN + i)) & 1:
@@ -1750,9 +1750,9 @@ cdef class Kilim(GameCore):
         for t in range(N_SCRAPS):
             loc = s.scrap_loc[t]
             if loc == LOC_BOARD or (LOC_HELD <= loc < LOC_HELD + 5 and loc != LOC_HELD + o):
-                s.where[o][t] = <unsigned char>masks.get(CODE_LETTERS[t], 0)
+                s.where[o][t] = <u8>masks.get(CODE_LETTERS[t], 0)
             elif loc == LOC_HELD + o:
-                s.where[o][t] = <unsigned char>(1 << o)
+                s.where[o][t] = <u8>(1 << o)
             else:
                 s.where[o][t] = 0
         ih_reset(&s.ih, <uint64_t>s.n + 0x4B11)
@@ -1879,9 +1879,9 @@ cdef class Kilim(GameCore):
         for o in range(n):
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_HELD + o or s.scrap_loc[t] == LOC_SEL + o:
-                    s.where[o][t] = <unsigned char>(1 << o)
+                    s.where[o][t] = <u8>(1 << o)
                 else:
-                    s.where[o][t] = <unsigned char>(((1 << n) - 1) & ~(1 << o) | (1 << WHERE_BOARD))
+                    s.where[o][t] = <u8>(((1 << n) - 1) & ~(1 << o) | (1 << WHERE_BOARD))
 
     @cython.boundscheck(True)
     @cython.wraparound(True)

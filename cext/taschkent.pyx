@@ -15,7 +15,7 @@ from libc.string cimport memset
 from cext.core cimport GameCore, MAX_MOVES, head_fits
 from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
+from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -202,26 +202,26 @@ cdef struct TState:
     int goods[4][3]
     int camel[4]
     int removed_goods[3]
-    signed char posts[4][8]
-    signed char kept[4][8]
+    i8 posts[4][8]
+    i8 kept[4][8]
     int supply[4]
     int storage[4]
     uint32_t region_huts[8]
-    signed char hut_loc[23]
+    i8 hut_loc[23]
     uint32_t hut_has[3]
     int cam_pos[4]
     int nc_pos, sc_region               # 2 players: neutral cameleer field, second cameleer region
     int stick_border[3]
     int stick_used[3]
-    signed char pile[12]                # action cards, face down, top = pile[n_pile - 1]
+    i8 pile[12]                # action cards, face down, top = pile[n_pile - 1]
     int n_pile
     int hand[4][6]
     int played[6]                       # played (public) and removed from the game
-    signed char unseen[12]              # 2 players: removed face down by the virtual player
+    i8 unseen[12]              # 2 players: removed face down by the virtual player
     int n_unseen
-    signed char tc_pile[30]             # trading cards, face down, top = tc_pile[n_tc_pile - 1]
+    i8 tc_pile[30]             # trading cards, face down, top = tc_pile[n_tc_pile - 1]
     int n_tc_pile
-    signed char disp[10]                # the face-up row, left = disp[0]
+    i8 disp[10]                # the face-up row, left = disp[0]
     int n_disp
     int tc[4][3]
     int vtc[3]                          # the virtual player's trading cards
@@ -954,7 +954,7 @@ cdef class Taschkent(GameCore):
         public events (every payment and gain is determined by public moves), so they stay.
         """
         cdef TState* s = &self.s
-        cdef signed char cards[12]
+        cdef i8 cards[12]
         cdef int m = 0, q, t, i, k
         cdef uint64_t digest[4]
         for t in range(N_ACTION_TYPES):               # canonical order: by type
