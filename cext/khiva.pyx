@@ -4,7 +4,9 @@
 Read top to bottom: the component table, the state, set-up, the card choice, the camel
 activation (requests, compensation, boosts, movement, shops and outposts), the end of a turn
 (redeal, end of game), scoring and tie-breaks, then information (hashes, knowledge,
-determinization) and the Python-facing notation and JSON.
+determinization). Notation, JSON, views, rendering and narration are the Python half, in
+engine/games/khiva.py: it reads and writes this state only through `_fields` and
+`_set_fields` at the end of this file.
 
 Rule interpretations are marked "Interpretation" and explained in docs/rules/khiva.md.
 """
@@ -12,15 +14,15 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
 from cext.core cimport GameCore, MAX_MOVES, head_fits
-from cext.core import stable_hash as _stable_hash
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes, win_shares
+from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
 # Every number of the game lives here. Those the rulebook does not print are fixed in
-# ../shared/RULES-NOTES.md and explained in docs/rules/khiva.md.
-cdef enum:
+# ../shared/RULES-NOTES.md and explained in docs/rules/khiva.md. (cpdef: the Python half reads
+# them too.)
+cpdef enum:
     N_COLOURS = 5            # camels and card colours, in activation order
     N_CARDS = 25             # travel cards: colour x value 1..5, card id = colour * 5 + value - 1
     N_TEAPOTS = 22
@@ -36,12 +38,15 @@ cdef enum:
     DUEL_REFILL = 6
     DUEL_ASIDE_UP = 4
     NONE = 31                # "no card" in a move field
+    # The most legal moves a position can have: a duel hand of 8 plays 2 and gives 2 of the
+    # other 6, C(8, 2) * C(6, 2) = 420 choices (3-5 players: 5 x 4 = 20).
+    MOST_MOVES = 420
 
 COLOUR_NAMES = ("white", "blue", "green", "pink", "black")
 COLOUR_LETTERS = "WBGPK"     # K for black, as in CMYK
 cdef int GEM_ICONS[6]        # by card value (index 0 unused); Interpretation (not printed)
 GEM_ICONS[:] = [0, 2, 2, 1, 1, 0]
-cdef signed char TEAPOT_VALUES[22]
+cdef i8 TEAPOT_VALUES[22]
 TEAPOT_VALUES[:] = [2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7]
 cdef int SALT_VALUES[5]      # the face-up pile, top first
 SALT_VALUES[:] = [10, 9, 8, 7, 6]
@@ -65,7 +70,7 @@ cdef inline int carpet_value(int carpet) noexcept nogil:
 # Position 0 is the Khiva space; player p's path holds positions 1 + 5p .. 5 + 5p for shop 1..4
 # and the outpost. A camel moving towards player P walks back along the path it is on to Khiva,
 # then out along P's path, counting empty spaces only (Interpretation: track geometry).
-cdef enum:
+cpdef enum:
     KHIVA = 0
 
 cdef inline int path_pos(int player, int space) noexcept nogil:
@@ -87,7 +92,7 @@ cdef inline int step_toward(int pos, int player) noexcept nogil:
     return pos - 1
 
 # ================================================================ moves and phases
-cdef enum:
+cpdef enum:
     PH_CHOOSE = 0            # players choose their cards one after another (sequentialized)
     PH_BOOST = 1             # the granted player decides how many gems to spend
     PH_SHOP4 = 2             # the mover decides between salt and carpet at shop 4
@@ -148,9 +153,9 @@ cdef struct KState:
     uint32_t aside_up                # duel mode: set-aside cards shown face up
     int camel_pos[5]
     int camel_teapot[5]              # value of the teapot on the camel's back, 0 if none
-    signed char teapots[22]          # face-down pile, top = teapots[n_teapots - 1]
+    i8 teapots[22]          # face-down pile, top = teapots[n_teapots - 1]
     int n_teapots
-    signed char carpets[15]          # face-down pile of carpet ids, top = last
+    i8 carpets[15]          # face-down pile of carpet ids, top = last
     int n_carpets
     int n_salt                       # salt bags left; the top one is SALT_VALUES[N_SALT - n_salt]
     int gems[5]
@@ -165,18 +170,23 @@ cdef struct KState:
     int end_triggered
     int turn, deal_round
     Rng chance
-    unsigned char where[5][25]       # where[o][c]: where observer o knows card c may be
+    u8 where[5][25]       # where[o][c]: where observer o knows card c may be
     ActLog log[LOG_MAX]
     int n_log
+
+if MOST_MOVES > MAX_MOVES:
+    raise ImportError("a Khiva position can have more moves than a move buffer holds")
 
 cdef KState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
     raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
 
 
-@cython.final
-cdef class Khiva(GameCore):
-    """A Khiva position. `Khiva(players=3, seed=0)` deals a new game (2 players: duel mode)."""
+cdef class KhivaCore(GameCore):
+    """The rules of Khiva on one C state. `KhivaCore(players=3, seed=0)` deals a new game (2
+    players: duel mode). The game API (notation, JSON, views) is its subclass
+    engine.games.khiva.Khiva. Every cdef method is final: called directly, never through the
+    vtable, although Python may subclass the type."""
     cdef KState s
     game = "khiva"
 
@@ -184,6 +194,7 @@ cdef class Khiva(GameCore):
         self.setup(players, self._start("Khiva", players, 2, 5, seed))
 
     # ============================================================ set-up
+    @cython.final
     cdef void setup(self, int n, uint64_t seed) noexcept:
         cdef KState* s = &self.s
         cdef int i
@@ -211,6 +222,7 @@ cdef class Khiva(GameCore):
         s.phase = PH_CHOOSE
         s.actor = 0
 
+    @cython.final
     cdef int draw_teapot(self) noexcept:
         cdef KState* s = &self.s
         if s.n_teapots == 0:
@@ -223,6 +235,7 @@ cdef class Khiva(GameCore):
             s.end_triggered = 1
         return v
 
+    @cython.final
     cdef void deal(self, uint32_t pool, int per_player, bint first) noexcept:
         """Deal per_player cards to every hand from pool; the rest is set aside (duel: 4 up)."""
         cdef KState* s = &self.s
@@ -248,12 +261,15 @@ cdef class Khiva(GameCore):
             self.learn_deal(before_pool, first)
 
     # ============================================================ 1. choice of travel cards
+    @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
         cdef KState* s = &self.s
         cdef int n = 0, a, b, c, d, k
         cdef uint32_t h, rest, xa, xb, xc, xd
         if s.phase == PH_CHOOSE:
             h = s.hand[s.actor]
+            if popcount(h) > DUEL_HAND_START:
+                return 0                          # no Khiva hand is larger: never overrun buf
             if not s.duel:
                 xa = h
                 while xa:                         # play a, give c: ascending (a, c)
@@ -304,6 +320,7 @@ cdef class Khiva(GameCore):
             return n
         return 0
 
+    @cython.final
     cdef int random_move(self, Rng* rng) noexcept:
         """A uniformly random legal move without listing them all (playouts)."""
         cdef KState* s = &self.s
@@ -318,9 +335,11 @@ cdef class Khiva(GameCore):
         give = <uint32_t>random_subset(rng, h & ~play, s.per_turn)
         return choice_move(play, give)
 
+    @cython.final
     cdef int current(self) noexcept:
         return -1 if self.s.phase == PH_OVER else self.s.actor
 
+    @cython.final
     cdef void do_move(self, int move) noexcept:
         cdef KState* s = &self.s
         cdef int kind = move & MV_KIND
@@ -342,6 +361,7 @@ cdef class Khiva(GameCore):
             s.phase = PH_ACTIVATE
             self.activate_camels()
 
+    @cython.final
     cdef void choose(self, int move) noexcept:
         """The seat to move puts its card(s) face down and picks the card(s) for its left."""
         cdef KState* s = &self.s
@@ -367,6 +387,7 @@ cdef class Khiva(GameCore):
         if s.actor == s.n:
             self.reveal()
 
+    @cython.final
     cdef void reveal(self) noexcept:
         """Everyone reveals the played card(s); the given card(s) reach the left neighbour."""
         cdef KState* s = &self.s
@@ -392,6 +413,7 @@ cdef class Khiva(GameCore):
         self.activate_camels()
 
     # ============================================================ 2. camel activation
+    @cython.final
     cdef void activate_camels(self) noexcept:
         """Activate the camels in order from act_camel on; stop when a player must decide."""
         cdef KState* s = &self.s
@@ -416,6 +438,7 @@ cdef class Khiva(GameCore):
             s.act_stage = ST_RESOLVE
         self.end_of_turn()
 
+    @cython.final
     cdef bint resolve_requests(self, int camel) noexcept:
         """The lowest request of the camel's colour is granted; every other one earns a gem.
 
@@ -451,11 +474,13 @@ cdef class Khiva(GameCore):
             s.n_log += 1
         return True
 
+    @cython.final
     cdef int max_boost(self) noexcept:
         cdef KState* s = &self.s
         cdef int icons = GEM_ICONS[card_value(s.act_card)]
         return icons if s.gems[s.act_player] >= icons else s.gems[s.act_player]
 
+    @cython.final
     cdef void give_gems(self, int p, int k) noexcept:
         # Interpretation: the 30 gems are the whole supply; an empty supply pays nothing.
         cdef KState* s = &self.s
@@ -464,6 +489,7 @@ cdef class Khiva(GameCore):
         s.gems[p] += k
         s.gem_supply -= k
 
+    @cython.final
     cdef bint move_camel(self, int camel, int player, int steps) noexcept:
         """Move `camel` `steps` empty spaces towards `player`'s outpost and trigger the space.
 
@@ -497,6 +523,7 @@ cdef class Khiva(GameCore):
         return self.shop(pos_space(pos), player)
 
     # ------------------------------------------------------------ shops and outposts
+    @cython.final
     cdef bint shop(self, int space, int player) noexcept:
         """The mover gets the shop's reward, whoever's path it is on."""
         cdef KState* s = &self.s
@@ -517,9 +544,11 @@ cdef class Khiva(GameCore):
                 self.take_carpet(player)
         return False
 
+    @cython.final
     cdef bint can_buy_salt(self, int player) noexcept:
         return self.s.n_salt > 0 and self.s.gems[player] >= SALT_PRICE
 
+    @cython.final
     cdef void shop4(self, int player, int option) noexcept:
         cdef KState* s = &self.s
         cdef int value
@@ -537,6 +566,7 @@ cdef class Khiva(GameCore):
                 s.end_triggered = 1
             self.note_reward(3, value)
 
+    @cython.final
     cdef void take_carpet(self, int player) noexcept:
         cdef KState* s = &self.s
         if s.n_carpets == 0:
@@ -550,6 +580,7 @@ cdef class Khiva(GameCore):
             s.end_triggered = 1
         self.note_reward(2, carpet)
 
+    @cython.final
     cdef void outpost(self, int camel, int player) noexcept:
         """Teapot to the player, matching carpets delivered, camel home with a new teapot."""
         cdef KState* s = &self.s
@@ -564,6 +595,7 @@ cdef class Khiva(GameCore):
         s.camel_pos[camel] = KHIVA
         s.camel_teapot[camel] = self.draw_teapot()
 
+    @cython.final
     cdef void note_reward(self, int kind, int value) noexcept:
         cdef KState* s = &self.s
         if s.tracking and s.n_log > 0:
@@ -571,6 +603,7 @@ cdef class Khiva(GameCore):
             s.log[s.n_log - 1].reward_value = value
 
     # ============================================================ end of a turn
+    @cython.final
     cdef void end_of_turn(self) noexcept:
         """Discard the played cards; end the game, or redeal when hands are down to 1 (duel 2)."""
         cdef KState* s = &self.s
@@ -590,6 +623,7 @@ cdef class Khiva(GameCore):
         s.actor = 0
 
     # ============================================================ scoring
+    @cython.final
     cdef int score(self, int p) noexcept:
         cdef KState* s = &self.s
         cdef int total = s.teapot_points[p] + s.salt_points[p] + s.gems[p]
@@ -599,15 +633,18 @@ cdef class Khiva(GameCore):
             m &= m - 1
         return total                        # undelivered carpets score nothing
 
+    @cython.final
     cdef long long rank_key(self, int p) noexcept:
         """Score, then most teapot tokens, then the highest salt bag."""
         return (<long long>self.score(p) * 100 + self.s.teapot_count[p]) * 100 + self.s.salt_best[p]
 
+    @cython.final
     cdef void get_scores(self, double* out) noexcept:
         cdef int p
         for p in range(self.s.n):
             out[p] = self.score(p)
 
+    @cython.final
     cdef void get_rewards(self, double* out) noexcept:
         cdef long long keys[5]
         cdef int p
@@ -616,17 +653,21 @@ cdef class Khiva(GameCore):
         win_shares(keys, self.s.n, out)
 
     # ============================================================ copying
+    @cython.final
     cdef void* raw_state(self) noexcept:
         return &self.s
 
+    @cython.final
     cdef size_t raw_size(self) noexcept:
         return sizeof(KState)
 
     # ============================================================ information
-    cdef unsigned char all_places(self, int observer) noexcept:
+    @cython.final
+    cdef u8 all_places(self, int observer) noexcept:
         """Every place a card unknown to `observer` could be: other hands and the face-down aside."""
-        return <unsigned char>(((1 << self.s.n) - 1) & ~(1 << observer) | (1 << ASIDE_LOC))
+        return <u8>(((1 << self.s.n) - 1) & ~(1 << observer) | (1 << ASIDE_LOC))
 
+    @cython.final
     cdef void learn_deal(self, uint32_t pool, bint first) noexcept:
         """After a deal: a card that was reshuffled (or might have been) could now be anywhere."""
         cdef KState* s = &self.s
@@ -636,6 +677,7 @@ cdef class Khiva(GameCore):
                 if first or (pool >> c) & 1 or s.where[o][c] & (1 << ASIDE_LOC):
                     s.where[o][c] = self.all_places(o)
 
+    @cython.final
     cdef void learn_gifts(self) noexcept:
         """At the reveal each hidden gift moves a card one seat left.
 
@@ -644,7 +686,7 @@ cdef class Khiva(GameCore):
         """
         cdef KState* s = &self.s
         cdef int o, q, c, left
-        cdef unsigned char old
+        cdef u8 old
         cdef uint32_t own
         for o in range(s.n):
             own = self.holdings(o)
@@ -655,14 +697,16 @@ cdef class Khiva(GameCore):
                 for q in range(s.n):
                     left = (q + 1) % s.n
                     if q != o and left != o and old & (1 << q):
-                        s.where[o][c] |= <unsigned char>(1 << left)
+                        s.where[o][c] |= <u8>(1 << left)
             for c in range(N_CARDS):
                 if (s.sel_give[o] >> c) & 1:
-                    s.where[o][c] = <unsigned char>(1 << ((o + 1) % s.n))
+                    s.where[o][c] = <u8>(1 << ((o + 1) % s.n))
 
+    @cython.final
     cdef uint32_t holdings(self, int q) noexcept:
         return self.s.hand[q] | self.s.sel_play[q] | self.s.sel_give[q]
 
+    @cython.final
     cdef void resample(self, int o, Rng* rng) noexcept:
         """Redraw every card, pile order and future chance `o` cannot see.
 
@@ -679,7 +723,7 @@ cdef class Khiva(GameCore):
         cdef int cons[25]
         cdef int free_cards[25]
         cdef int n_cons = 0, n_free = 0, n_slots = 0
-        cdef unsigned char places = 0
+        cdef u8 places = 0
         cdef uint32_t unknown = ((1u << N_CARDS) - 1) & ~(self.holdings(o) | s.discard | s.aside_up)
         cdef uint32_t new_hold[6]
         cdef uint64_t digest[5]
@@ -696,7 +740,7 @@ cdef class Khiva(GameCore):
                 slot_place[n_slots] = q
                 n_slots += 1
             if cap[q] > 0:
-                places |= <unsigned char>(1 << q)
+                places |= <u8>(1 << q)
         for c in range(N_CARDS):
             if (unknown >> c) & 1:
                 if (s.where[o][c] & places) != places:
@@ -753,6 +797,7 @@ cdef class Khiva(GameCore):
         rng_seed(&s.chance, rng_next(rng))    # future deals are unknown too
         ih_resample(&s.ih, o, s.n, digest)
 
+    @cython.final
     cdef void place_greedily(self, int o, int* cons, int n_cons, int* slot_place, int n_slots,
                              int* perm) noexcept:
         """Fallback (never expected): a valid placement by backtracking, most constrained first."""
@@ -768,6 +813,7 @@ cdef class Khiva(GameCore):
                 perm[k] = i
                 k += 1
 
+    @cython.final
     cdef bint backtrack(self, int o, int* cons, int n_cons, int* slot_place, int n_slots,
                         int* perm, bint* used, int i) noexcept:
         if i == n_cons:
@@ -787,14 +833,6 @@ cdef class Khiva(GameCore):
     def duel(self) -> bool:
         return bool(self.s.duel)
 
-    @property
-    def phase(self) -> str:
-        return ("choose", "boost", "shop4", "over", "activate")[self.s.phase]
-
-    @property
-    def turn(self) -> int:
-        return self.s.turn
-
     def scores(self) -> list:
         """Current points of every player (teapots + salt + delivered carpets + gems)."""
         return [self.score(p) for p in range(self.s.n)]
@@ -808,484 +846,15 @@ cdef class Khiva(GameCore):
         """(score, teapot tokens, highest salt bag) of player p: the ranking key."""
         return (self.score(p), self.s.teapot_count[p], self.s.salt_best[p])
 
-    def move_to_text(self, int move) -> str:
-        kind = move & MV_KIND
-        if kind == MV_CHOOSE:
-            play = [f for f in ((move >> 15) & 31, (move >> 10) & 31) if f != NONE]
-            give = [f for f in ((move >> 5) & 31, move & 31) if f != NONE]
-            return "play-" + "-".join(card_text(c) for c in play) + "-give-" + \
-                "-".join(card_text(c) for c in give)
-        if kind == MV_BOOST:
-            return f"boost-{move & 0xFF}"
-        if kind == MV_SHOP4:
-            return ("carpet", "salt", "nothing")[move & 0xFF]
-        return f"?{move}"
+    # ============================================================ the bridge to the Python half
+    def _fields(self) -> dict:
+        """Every field of the C state as Python values (ints, lists, dicts)."""
+        return self.s
 
-    def last_activations(self) -> list:
-        """The camel activations of the current (or just finished) turn, for printing a game."""
-        out = []
-        for i in range(self.s.n_log):
-            L = self.s.log[i]
-            out.append({
-                "camel": COLOUR_NAMES[L.camel], "player": L.player, "card": card_text(L.card),
-                "boost": L.boost, "from": pos_text(L.start),
-                "to": pos_text(L.end) if L.end >= 0 else None,
-                "rejected": [p for p in range(self.s.n) if L.rejected >> p & 1],
-                "reward": reward_text(L.reward_kind, L.reward_value),
-            })
-        return out
-
-    def narrate(self, GameCore before, int player, int move) -> list:
-        """Spectator lines: a turn's choices when they are revealed, then each camel move with
-        its reward and compensation gems, then the scores when the turn is over."""
-        cdef Khiva prev = <Khiva>before
-        lines = []
-        acts = self.last_activations()
-        done_before = 0
-        if (move & MV_KIND) == MV_CHOOSE:
-            if self.s.turn == prev.s.turn and self.s.phase == PH_CHOOSE:
-                return []                          # still hidden: nobody has revealed yet
-            d = prev.to_json()
-            choices = []
-            for p in range(self.s.n):
-                if p == player:
-                    choices.append(f"P{p} {self.move_to_text(move)}")
-                else:
-                    ps = d["player_state"][p]
-                    choices.append(f"P{p} play-" + "-".join(ps["chosen_play"]) + "-give-"
-                                   + "-".join(ps["chosen_give"]))
-            lines.append(f"turn {prev.s.turn + 1}: " + "  ".join(choices))
-        else:
-            done_before = len(prev.last_activations()) - 1
-        complete = len(acts) - (1 if self.s.phase in (PH_BOOST, PH_SHOP4) else 0)
-        for a in acts[done_before:complete]:
-            boost = f" +{a['boost']} gem boost" if a["boost"] else ""
-            line = (f"    {a['camel']:<5} camel: P{a['player']} ({a['card']}{boost}) "
-                    f"{a['from']} -> {a['to']}  {a['reward']}").rstrip()
-            if a["rejected"]:
-                line += "  [rejected: " + ", ".join(f"P{p} +1 gem" for p in a["rejected"]) + "]"
-            lines.append(line)
-        if self.s.phase in (PH_CHOOSE, PH_OVER):
-            lines.append("    scores: " + "  ".join(f"P{p} {v}" for p, v in enumerate(self.scores())))
-        return lines
-
-    def to_json(self, view=None) -> dict:
-        """The full state, or (view = a player) what that player knows: hidden parts left out."""
-        cdef KState* s = &self.s
-        if view is not None:
-            self._check_player(view)
-        full = view is None
-        players = []
-        for p in range(s.n):
-            mine = full or p == view
-            d = {
-                "gems": s.gems[p],
-                "teapots": s.teapot_count[p], "teapot_points": s.teapot_points[p],
-                "salt_points": s.salt_points[p], "salt_best": s.salt_best[p],
-                "carpets_held": carpets_list(s.carpets_held[p]),
-                "carpets_delivered": carpets_list(s.carpets_scored[p]),
-                "hand_size": popcount(s.hand[p]),
-                "has_chosen": bool(s.sel_play[p]),
-                "played": cards_list(s.played[p]),
-                "score": self.score(p),
-            }
-            if mine:
-                d["hand"] = cards_list(s.hand[p])
-                d["chosen_play"] = cards_list(s.sel_play[p])
-                d["chosen_give"] = cards_list(s.sel_give[p])
-            players.append(d)
-        out = {
-            "game": "khiva", "players": s.n, "duel": bool(s.duel), "seed": self.seed,
-            "turn": s.turn, "deal": s.deal_round, "phase": self.phase,
-            "to_move": self.current(),
-            "camels": [{"colour": COLOUR_NAMES[c], "at": pos_text(s.camel_pos[c]),
-                        "teapot": s.camel_teapot[c]} for c in range(N_COLOURS)],
-            "discard": cards_list(s.discard), "aside_up": cards_list(s.aside_up),
-            "aside_down_count": popcount(s.aside_down),
-            "teapot_pile_count": s.n_teapots, "carpet_pile_count": s.n_carpets,
-            "salt_pile": list(PY_SALT[N_SALT - s.n_salt:]),
-            "gem_supply": s.gem_supply, "end_triggered": bool(s.end_triggered),
-            "player_state": players,
-        }
-        if s.phase in (PH_BOOST, PH_SHOP4):
-            out["pending"] = {"player": s.act_player, "card": card_text(s.act_card),
-                              "camel": COLOUR_NAMES[s.act_camel]}
-        if full:
-            out["aside_down"] = cards_list(s.aside_down)
-            out["teapot_pile"] = [int(s.teapots[i]) for i in range(s.n_teapots)]
-            out["carpet_pile"] = [carpet_text(s.carpets[i]) for i in range(s.n_carpets)]
-        else:
-            # what the viewer learned: the places each card it cannot see may be in
-            known = {}
-            places = self.all_places(view)
-            for c in range(N_CARDS):
-                if (self.holdings(view) | s.discard | s.aside_up) >> c & 1:
-                    continue
-                w = s.where[view][c]
-                if w & places != places:
-                    known[card_text(c)] = [("aside" if q == ASIDE_LOC else q)
-                                           for q in range(6) if w >> q & 1 and (q == ASIDE_LOC or q < s.n)]
-            del out["seed"]                        # the deal seed would give away every card
-            out["view"] = view
-            out["card_whereabouts"] = known
-            # public by counting: what is left in the face-down teapot pile
-            out["teapot_pile_contents"] = sorted(int(s.teapots[i]) for i in range(s.n_teapots))
-        return out
-
-    def render(self, viewer=None) -> str:
-        """The position as text (everything, or as `viewer` sees it)."""
-        d = self.to_json(viewer)
-        lines = [f"Khiva, {d['players']} players{' (duel)' if d['duel'] else ''}, turn {d['turn']}, "
-                 f"phase {d['phase']}, to move: {d['to_move']}"]
-        lines.append("camels: " + ", ".join(f"{c['colour']}@{c['at']}(teapot {c['teapot']})"
-                                             for c in d["camels"]))
-        lines.append(f"piles: teapots {d['teapot_pile_count']}, carpets {d['carpet_pile_count']}, "
-                     f"salt {d['salt_pile']}; gems in supply {d['gem_supply']}")
-        for p, ps in enumerate(d["player_state"]):
-            hand = " ".join(ps["hand"]) if "hand" in ps else f"{ps['hand_size']} cards"
-            lines.append(f"  P{p}: score {ps['score']:3d}  gems {ps['gems']:2d}  teapots {ps['teapots']}"
-                         f" ({ps['teapot_points']})  salt {ps['salt_points']}  carpets "
-                         f"{' '.join(ps['carpets_held']) or '-'} / delivered "
-                         f"{' '.join(ps['carpets_delivered']) or '-'}  hand: {hand}")
-        return "\n".join(lines)
-
-    @classmethod
-    def from_view(cls, v: dict) -> "Khiva":
-        """A full state consistent with one seat's view (to_json(view=seat)), for searching as
-        that seat: hidden cards are placed in a fixed order that respects what the seat knows
-        (the search redraws them anyway). ValueError if the view is malformed or impossible."""
-        return khiva_from_view(cls, v)
-
-    cdef void adopt_view(self, int o, dict whereabouts, uint64_t public, uint64_t private) except *:
-        """Knowledge and information hashes of seat o as given by a view (no history)."""
-        cdef KState* s = &self.s
-        cdef int a, c
-        for a in range(s.n):
-            for c in range(N_CARDS):
-                s.where[a][c] = self.all_places(a)
-        for card, places in whereabouts.items():
-            m = 0
-            for q in places:
-                m |= 1 << (ASIDE_LOC if q == "aside" else q)
-            s.where[o][parse_card(card)] = m
-        ih_reset(&s.ih, <uint64_t>s.n)
-        s.ih.public = public
-        for a in range(s.n):
-            for c in range(s.n):
-                s.ih.pair[a][c] = mix64(public + <uint64_t>(a * 7 + c * 13 + 1))
-        s.ih.pair[o][o] = private
-
-    @classmethod
-    def from_json(cls, d: dict) -> "Khiva":
-        """Rebuild a full state written by to_json(); ValueError if it is malformed or impossible."""
-        return khiva_from_json(cls, d)
-
-    cdef void load(self, dict d) except *:
-        cdef KState* s = &self.s
-        n = d["players"]
-        check_shape(d, n)
-        self.setup(n, <uint64_t>d.get("seed", 0))
-        s.turn = d["turn"]
-        s.deal_round = d["deal"]
-        s.phase = ("choose", "boost", "shop4", "over").index(d["phase"])
-        s.actor = d["to_move"] if s.phase != PH_OVER else -1
-        for c, cam in enumerate(d["camels"]):
-            s.camel_pos[c] = parse_pos(cam["at"], n)
-            s.camel_teapot[c] = cam["teapot"]
-        s.discard = cards_mask(d["discard"])
-        s.aside_up = cards_mask(d["aside_up"])
-        s.aside_down = cards_mask(d["aside_down"])
-        s.n_teapots = len(d["teapot_pile"])
-        for i, v in enumerate(d["teapot_pile"]):
-            s.teapots[i] = v
-        s.n_carpets = len(d["carpet_pile"])
-        for i, t in enumerate(d["carpet_pile"]):
-            s.carpets[i] = parse_carpet(t)
-        s.n_salt = len(d["salt_pile"])
-        s.gem_supply = d["gem_supply"]
-        s.end_triggered = d["end_triggered"]
-        for p, ps in enumerate(d["player_state"]):
-            s.hand[p] = cards_mask(ps["hand"])
-            s.sel_play[p] = cards_mask(ps["chosen_play"])
-            s.sel_give[p] = cards_mask(ps["chosen_give"])
-            s.gems[p] = ps["gems"]
-            s.teapot_count[p] = ps["teapots"]
-            s.teapot_points[p] = ps["teapot_points"]
-            s.salt_points[p] = ps["salt_points"]
-            s.salt_best[p] = ps["salt_best"]
-            s.carpets_held[p] = carpets_mask(ps["carpets_held"])
-            s.carpets_scored[p] = carpets_mask(ps["carpets_delivered"])
-            s.played[p] = cards_mask(ps.get("played", []))
-        if "pending" in d:
-            s.act_player = d["pending"]["player"]
-            s.act_card = parse_card(d["pending"]["card"])
-            s.act_camel = COLOUR_NAMES.index(d["pending"]["camel"])
-            s.act_stage = ST_MOVE if s.phase == PH_BOOST else ST_NEXT
-        # Knowledge is not part of a full state: every player starts knowing only its hand.
-        self.learn_deal((1u << N_CARDS) - 1, True)
-
-    def check_invariants(self) -> None:
-        """Raise AssertionError if any component is lost, duplicated or negative."""
-        cdef KState* s = &self.s
-        seen = 0
-        total = 0
-        masks = [s.discard, s.aside_down, s.aside_up]
-        for p in range(s.n):
-            masks += [s.hand[p], s.sel_play[p], s.sel_give[p]]
-        for m in masks:
-            assert seen & m == 0, "a travel card is in two places"
-            seen |= m
-            total += popcount(m)
-        assert seen == (1 << N_CARDS) - 1 and total == N_CARDS, "travel cards lost"
-        teapots = sorted([int(s.teapots[i]) for i in range(s.n_teapots)] +
-                         [s.camel_teapot[c] for c in range(5) if s.camel_teapot[c]])
-        delivered = sum(s.teapot_count[p] for p in range(s.n))
-        assert len(teapots) + delivered == N_TEAPOTS, "teapot count"
-        assert sum(teapots) + sum(s.teapot_points[p] for p in range(s.n)) == sum(PY_TEAPOTS), \
-            "teapot values"
-        cm = 0
-        for i in range(s.n_carpets):
-            cm |= 1 << s.carpets[i]
-        for p in range(s.n):
-            assert cm & (s.carpets_held[p] | s.carpets_scored[p]) == 0, "carpet twice"
-            assert s.carpets_held[p] & s.carpets_scored[p] == 0, "carpet twice"
-            cm |= s.carpets_held[p] | s.carpets_scored[p]
-        assert cm == (1 << N_CARPETS) - 1, "carpets lost"
-        assert sum(s.salt_points[p] for p in range(s.n)) == sum(PY_SALT[:N_SALT - s.n_salt]), "salt"
-        assert all(s.gems[p] >= 0 for p in range(s.n)) and s.gem_supply >= 0, "negative gems"
-        assert sum(s.gems[p] for p in range(s.n)) + s.gem_supply == GEM_SUPPLY, "gems lost"
-        positions = [s.camel_pos[c] for c in range(5) if s.camel_pos[c] != KHIVA]
-        assert len(positions) == len(set(positions)), "two camels on one path space"
-        assert all(pos_space(p) != PATH_LEN for p in positions), "a camel left at an outpost"
-
-
-# ---------------------------------------------------------------- notation helpers
-def card_text(int card) -> str:
-    """W4 = the white 4 (colours W B G P K = white, blue, green, pink, black)."""
-    return f"{COLOUR_LETTERS[card // 5]}{card % 5 + 1}"
-
-def parse_card(str t not None) -> int:
-    t = t.strip().upper()
-    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "12345":
-        raise ValueError(f"bad card {t!r}: expected a colour letter (WBGPK) and a value 1-5")
-    return COLOUR_LETTERS.index(t[0]) * 5 + int(t[1]) - 1
-
-def carpet_text(int carpet) -> str:
-    return f"{COLOUR_LETTERS[carpet // 3]}{carpet % 3 + 3}"
-
-def parse_carpet(str t not None) -> int:
-    t = t.strip().upper()
-    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "345":
-        raise ValueError(f"bad carpet {t!r}: expected a colour letter (WBGPK) and a value 3-5")
-    return COLOUR_LETTERS.index(t[0]) * 3 + int(t[1]) - 3
-
-def cards_list(uint32_t m) -> list:
-    return [card_text(c) for c in range(N_CARDS) if m >> c & 1]
-
-def carpets_list(uint32_t m) -> list:
-    return [carpet_text(c) for c in range(N_CARPETS) if m >> c & 1]
-
-def cards_mask(list cards not None) -> int:
-    m = 0
-    for t in cards:
-        c = parse_card(t)
-        if m >> c & 1:
-            raise ValueError(f"card {t} listed twice")
-        m |= 1 << c
-    return m
-
-def carpets_mask(list carpets not None) -> int:
-    m = 0
-    for t in carpets:
-        c = parse_carpet(t)
-        if m >> c & 1:
-            raise ValueError(f"carpet {t} listed twice")
-        m |= 1 << c
-    return m
-
-def pos_text(int pos) -> str:
-    """'khiva', or 'P<player>.<space>' with spaces 1-4 the shops and 5 the outpost."""
-    if pos == KHIVA:
-        return "khiva"
-    return f"P{pos_path(pos)}.{pos_space(pos)}"
-
-def parse_pos(str t not None, int n) -> int:
-    if t == "khiva":
-        return KHIVA
-    try:
-        a, b = t[1:].split(".")
-        p, sp = int(a), int(b)
-    except Exception:
-        raise ValueError(f"bad camel position {t!r}")
-    if t[0] != "P" or not 0 <= p < n or not 1 <= sp <= 4:
-        raise ValueError(f"bad camel position {t!r} (P<player>.<shop 1-4> or khiva)")
-    return path_pos(p, sp)
-
-def reward_text(int kind, int value) -> str:
-    if kind == 1:
-        return f"+{value} gem{'s' if value > 1 else ''}"
-    if kind == 2:
-        return f"carpet {carpet_text(value)}"
-    if kind == 3:
-        return f"salt {value}"
-    if kind == 4:
-        return f"teapot {value}" if value else "outpost (no teapot)"
-    return ""
-
-
-def _place_unknown(cards, capacity, allowed):
-    """Assign each card to a place with room, respecting allowed[card]: a bipartite matching
-    with capacities by augmenting paths (polynomial, deterministic)."""
-    if any(not isinstance(k, int) or k < 0 for k in capacity.values()):
-        raise ValueError("the view is impossible: a negative card count")
-    holder = {}                                   # card -> place
-    members = {p: [] for p in capacity}           # place -> cards
-
-    def augment(card, seen):
-        for place in allowed[card]:
-            if place not in capacity or place in seen:
-                continue
-            seen.add(place)
-            if len(members[place]) < capacity[place]:
-                members[place].append(card)
-                holder[card] = place
-                return True
-            for other in list(members[place]):
-                if augment(other, seen):
-                    members[place].remove(other)
-                    members[place].append(card)
-                    holder[card] = place
-                    return True
-        return False
-
-    for card in sorted(cards, key=lambda c: (len(allowed[c]), c)):
-        if not augment(card, set()):
-            raise ValueError("the view is impossible: no placement of the hidden cards fits it")
-    return holder
-
-
-def check_shape_view(d, n):
-    """The counts a view carries instead of hidden cards, each in its range."""
-    _int_in(n, 2, 5, "players")
-    if not isinstance(d["player_state"], list) or len(d["player_state"]) != n:
-        raise ValueError(f"player_state must list {n} players")
-    _int_in(d["aside_down_count"], 0, N_CARDS, "aside_down_count")
-    _int_in(d["teapot_pile_count"], 0, N_TEAPOTS, "teapot_pile_count")
-    _int_in(d["carpet_pile_count"], 0, N_CARPETS, "carpet_pile_count")
-    for ps in d["player_state"]:
-        _int_in(ps["hand_size"], 0, DUEL_HAND_START, "hand_size")
-        if not isinstance(ps["has_chosen"], bool):
-            raise ValueError("has_chosen must be true or false")
-    if not isinstance(d["card_whereabouts"], dict):
-        raise ValueError("card_whereabouts must be an object")
-    for card, places in d["card_whereabouts"].items():
-        parse_card(card)
-        if not isinstance(places, list) or not all(
-                p == "aside" or (isinstance(p, int) and 0 <= p < n) for p in places):
-            raise ValueError(f"bad whereabouts for {card}")
-
-
-def khiva_from_view(cls, v):
-    import copy
-    try:
-        if v.get("game") != "khiva":
-            raise ValueError("not a Khiva view")
-        o = v["view"]
-        n = v["players"]
-        if not isinstance(o, int) or not 0 <= o < n:
-            raise ValueError(f"bad view seat {o!r}")
-        d = copy.deepcopy(v)
-        me = d["player_state"][o]
-        mine = set(me["hand"]) | set(me["chosen_play"]) | set(me["chosen_give"])
-        public = set(d["discard"]) | set(d["aside_up"])
-        unknown = [card_text(c) for c in range(N_CARDS)
-                   if card_text(c) not in mine and card_text(c) not in public]
-        check_shape_view(d, n)
-        capacity = {"aside": d["aside_down_count"]}
-        for p, ps in enumerate(d["player_state"]):
-            if p != o:
-                k = ps["hand_size"] + (2 * (2 if n == 2 else 1) if ps["has_chosen"] else 0)
-                capacity[p] = k
-        if sum(capacity.values()) != len(unknown):
-            raise ValueError("hand sizes and set-aside count do not add up to the unseen cards")
-        everywhere = [p for p in range(n) if p != o] + ["aside"]
-        allowed = {c: d["card_whereabouts"].get(c, everywhere) for c in unknown}
-        placed = _place_unknown(unknown, capacity, allowed)
-        per_turn = 2 if n == 2 else 1
-        for p, ps in enumerate(d["player_state"]):
-            if p == o:
-                continue
-            held = sorted((c for c in unknown if placed[c] == p), key=parse_card)
-            if ps["has_chosen"]:
-                ps["chosen_play"], ps["chosen_give"] = held[:per_turn], held[per_turn:2 * per_turn]
-                held = held[2 * per_turn:]
-            else:
-                ps["chosen_play"], ps["chosen_give"] = [], []
-            ps["hand"] = held
-        d["aside_down"] = sorted((c for c in unknown if placed[c] == "aside"), key=parse_card)
-        d["teapot_pile"] = list(d["teapot_pile_contents"])
-        taken = set()
-        for ps in d["player_state"]:
-            taken |= set(ps["carpets_held"]) | set(ps["carpets_delivered"])
-        d["carpet_pile"] = [carpet_text(c) for c in range(N_CARPETS) if carpet_text(c) not in taken]
-        if len(d["carpet_pile"]) != d["carpet_pile_count"] or \
-                len(d["teapot_pile"]) != d["teapot_pile_count"]:
-            raise ValueError("pile counts do not match what is left")
-        st = khiva_from_json(cls, d)
-        private = {k: me[k] for k in ("hand", "chosen_play", "chosen_give")}
-        (<Khiva>st).adopt_view(o, d["card_whereabouts"], _stable_hash(
-            {k: x for k, x in v.items() if k not in ("card_whereabouts", "view")}),
-            _stable_hash([private, v["card_whereabouts"]]))
-    except (KeyError, TypeError, IndexError, AttributeError, OverflowError) as e:
-        raise ValueError(f"malformed Khiva view: {e!r}") from None
-    return st
-
-
-def _int_in(value, low, high, what):
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ValueError(f"{what} must be an integer from {low} to {high}, not {value!r}")
-
-
-def check_shape(d, n):
-    """Every list fits its C array and every number its range, before anything is written."""
-    _int_in(n, 2, 5, "players")
-    _int_in(d.get("seed", 0), 0, 2**64 - 1, "seed")
-    _int_in(d["turn"], 0, 10**6, "turn")
-    _int_in(d["deal"], 0, 10**6, "deal")
-    if d["phase"] not in ("choose", "boost", "shop4", "over"):
-        raise ValueError(f"unknown phase {d['phase']!r}")
-    if d["phase"] != "over":
-        _int_in(d["to_move"], 0, n - 1, "to_move")
-    if len(d["camels"]) != N_COLOURS:
-        raise ValueError("there are exactly 5 camels")
-    for cam in d["camels"]:
-        _int_in(cam["teapot"], 0, 7, "a camel's teapot")
-    if len(d["player_state"]) != n:
-        raise ValueError(f"player_state must list {n} players")
-    if len(d["teapot_pile"]) > N_TEAPOTS or len(d["carpet_pile"]) > N_CARPETS:
-        raise ValueError("a pile holds more tokens than the game has")
-    for v in d["teapot_pile"]:
-        _int_in(v, 2, 7, "a teapot")
-    if list(d["salt_pile"]) != list(PY_SALT[N_SALT - len(d["salt_pile"]):]):
-        raise ValueError("the salt pile must be the last bags of 10, 9, 8, 7, 6, top first")
-    _int_in(d["gem_supply"], 0, GEM_SUPPLY, "gem_supply")
-    for ps in d["player_state"]:
-        _int_in(ps["gems"], 0, GEM_SUPPLY, "gems")
-        _int_in(ps["teapots"], 0, N_TEAPOTS, "teapots")
-        _int_in(ps["teapot_points"], 0, sum(PY_TEAPOTS), "teapot_points")
-        _int_in(ps["salt_points"], 0, sum(PY_SALT), "salt_points")
-        _int_in(ps["salt_best"], 0, 10, "salt_best")
-    if "pending" in d:
-        _int_in(d["pending"]["player"], 0, n - 1, "pending player")
-
-
-def khiva_from_json(cls, d):
-    try:
-        if d.get("game") != "khiva":
-            raise ValueError("not a Khiva state")
-        st = cls(d["players"], d.get("seed", 0))
-        (<Khiva>st).load(d)
-        st.check_invariants()
-    except (KeyError, TypeError, IndexError, AssertionError, OverflowError, AttributeError) as e:
-        raise ValueError(f"impossible or malformed Khiva state: {e!r}") from None
-    return st
+    @cython.boundscheck(True)
+    def _set_fields(self, dict fields not None) -> None:
+        """Overwrite the C state with `fields`, shaped as `_fields()` returns them. The
+        conversion checks every type, list length and C range, and writes nothing unless all
+        of it converts; the meaning was checked before (engine/games/khiva.py), and the caller
+        checks the invariants after."""
+        self.s = fields

@@ -31,24 +31,12 @@ class GameInfo:
                 f"not {players}")
 
 
-def _khiva(players: int, seed: int, **options: Any) -> GameCore:
-    from cext.khiva import Khiva
-
-    return Khiva(players, seed, **options)
-
-
-def _khiva_class() -> type:
-    from cext.khiva import Khiva
-
-    return Khiva
-
-
 def _core(module: str, name: str) -> Callable[[], type]:
-    """A loader of the core class `name` in cext.`module`, imported on first use."""
+    """A loader of the game class `name` in `module`, imported on first use."""
     def load() -> type:
         import importlib
 
-        return getattr(importlib.import_module(f"cext.{module}"), name)
+        return getattr(importlib.import_module(module), name)
     return load
 
 
@@ -58,9 +46,10 @@ def _factory(load: Callable[[], type]) -> Callable[..., GameCore]:
     return make
 
 
-_TASCHKENT = _core("taschkent", "Taschkent")
-_KHAN = _core("khan", "KhanOfKhans")
-_KILIM = _core("kilim", "Kilim")
+_KHIVA = _core("engine.games.khiva", "Khiva")
+_TASCHKENT = _core("cext.taschkent", "Taschkent")
+_KHAN = _core("cext.khan", "KhanOfKhans")
+_KILIM = _core("cext.kilim", "Kilim")
 
 
 def _khan_list(text: str) -> list:
@@ -68,7 +57,7 @@ def _khan_list(text: str) -> list:
     return [k.strip().lower() for k in text.split(",") if k.strip()]
 
 GAMES: Dict[str, GameInfo] = {
-    "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _khiva, core_class=_khiva_class),
+    "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _factory(_KHIVA), core_class=_KHIVA),
     "khan": GameInfo("khan", "Khan of Khans", 2, 5, 4, _factory(_KHAN),
                      aliases=("khanofkhans", "khan-of-khans"), core_class=_KHAN,
                      options={"khans": ("one Khan per seat, e.g. impala,bison,morokanth,sable "

@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional
 
-from cext.khiva import Khiva
+from engine.games.khiva import DERIVED, Khiva
 
 ALL_CARDS = [f"{c}{v}" for c in "WBGPK" for v in range(1, 6)]
 
@@ -13,8 +13,11 @@ def position(players: int = 3, *, hands: Optional[Dict[int, List[str]]] = None,
              camels: Optional[Dict[str, str]] = None, teapots_on: Optional[Dict[str, int]] = None,
              gems: Optional[Dict[int, int]] = None, aside_down: Optional[List[str]] = None,
              to_move: int = 0, seed: int = 0, edit=None) -> Khiva:
-    """A position in the choice phase: hands as given, every other card in the public discard
-    (or in `aside_down`), camels where given (the rest in Khiva), gems taken from the supply."""
+    """A position in the choice phase: hands as given (all of one size, which fixes the turn:
+    5 cards is the first turn of a deal, 4 the second...), the cards played since the deal in
+    the public discard and the rest set aside (`aside_down` if given), camels where given (the
+    rest in Khiva), gems taken from the supply. The rules must be able to reach it: the loader
+    refuses anything else."""
     d = Khiva(players, seed).to_json()
     d = copy.deepcopy(d)
     hands = hands or {}
@@ -23,10 +26,16 @@ def position(players: int = 3, *, hands: Optional[Dict[int, List[str]]] = None,
         ps["hand"] = list(hands.get(p, []))
         ps["chosen_play"], ps["chosen_give"] = [], []
         held.update(ps["hand"])
-    d["aside_down"] = list(aside_down or [])
-    d["aside_up"] = []
-    held.update(d["aside_down"])
-    d["discard"] = [c for c in ALL_CARDS if c not in held]
+    size = max(len(h) for h in hands.values()) if hands else len(d["player_state"][0]["hand"])
+    per_turn = 2 if players == 2 else 1
+    d["turn"] = ((8 if players == 2 else 5) - size) // per_turn
+    d.pop("deal")
+    rest = [c for c in ALL_CARDS if c not in held and c not in (aside_down or [])]
+    n_discard = players * per_turn * d["turn"]
+    d["discard"], rest = rest[:n_discard], rest[n_discard:]
+    if players == 2:
+        d["aside_up"], rest = rest[:4], rest[4:]
+    d["aside_down"] = list(aside_down or []) + rest
     for cam in d["camels"]:
         cam["at"] = (camels or {}).get(cam["colour"], "khiva")
         if teapots_on and cam["colour"] in teapots_on:
@@ -38,7 +47,16 @@ def position(players: int = 3, *, hands: Optional[Dict[int, List[str]]] = None,
     d["to_move"] = to_move
     if edit:
         edit(d)
-    return Khiva.from_json(d)
+    return Khiva.from_json(without_derived(d))
+
+
+def without_derived(d: dict) -> dict:
+    """`d` without the fields the loader derives (scores, counts, ...): after an edit they
+    would be stale, and a stale derived field is refused."""
+    d = {k: v for k, v in d.items() if k not in DERIVED}
+    d["player_state"] = [{k: v for k, v in ps.items() if k not in DERIVED}
+                         for ps in d["player_state"]]
+    return d
 
 
 def _swap_teapot(d, cam, wanted: int) -> None:

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from cext.khiva import Khiva
+from engine.games.khiva import Khiva
 from game_support import advance, check_samples_keep_the_observers_knowledge
 
 

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from cext.khiva import Khiva
+from engine.games.khiva import Khiva
 
 GAMES_PER_COUNT = 500          # 2,000 games over the four player counts
 MOVE_LIMIT = 3000              # far above any real game: a game that gets here does not end

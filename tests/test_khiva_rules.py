@@ -6,7 +6,7 @@ the public discard unless a test says otherwise.
 """
 import pytest
 
-from cext.khiva import Khiva
+from engine.games.khiva import Khiva
 from khiva_support import camel_at, give_teapots, play, player, position
 
 FIVE = {0: ["W4", "B1", "G1", "G3", "P2"], 1: ["B5", "G5", "P3", "K1", "K2"],
@@ -141,26 +141,36 @@ def test_shop_four_without_three_gems_takes_the_carpet_without_asking():
     assert g.phase == "choose" and len(player(g, 0)["carpets_held"]) == 1
 
 
-def _no_carpets_left(d):
-    d["player_state"][2]["carpets_delivered"] = d["carpet_pile"]
-    d["carpet_pile"] = []
-    d["end_triggered"] = True
+def _last_carpet_on_the_pile(d):
+    d["player_state"][2]["carpets_held"] = d["carpet_pile"][:-1]
+    d["carpet_pile"] = d["carpet_pile"][-1:]
+
+
+def _carpets_run_out_before_green_reaches_shop_four(gems):
+    """Seat 1's white 2 takes the last carpet at its shop 2 (white moves first); then seat 0's
+    green 4 walks from Khiva to its own shop 4, where no carpet is left."""
+    g = position(hands=hands(p0=["G4", "B1", "W3", "W5", "P2"], p1=["W2", "G5", "P3", "K1", "K2"],
+                             p2=["W4", "B3", "G1", "P4", "K5"]),
+                 gems={0: gems}, edit=_last_carpet_on_the_pile)
+    play(g, "play-G4-give-B1", "play-W2-give-K1", "play-K5-give-B3")
+    assert camel_at(g, "white") == "P1.2" and g.to_json()["carpet_pile_count"] == 0
+    play(g, "boost-0")
+    return g
 
 
 def test_shop_four_with_carpets_gone_buying_salt_is_optional():
     for choice, salt in (("salt", 10), ("nothing", 0)):
-        g = position(hands=FIVE, gems={0: 3}, edit=_no_carpets_left)
-        play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3", "boost-0")
+        g = _carpets_run_out_before_green_reaches_shop_four(gems=3)
         assert g.phase == "shop4" and sorted(texts(g)) == ["nothing", "salt"]
         play(g, choice)
         assert player(g, 0)["salt_points"] == salt
 
 
 def test_shop_four_with_nothing_possible_does_nothing():
-    g = position(hands=FIVE, gems={0: 2}, edit=_no_carpets_left)
-    play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3", "boost-0")
+    g = _carpets_run_out_before_green_reaches_shop_four(gems=2)
     me = player(g, 0)
-    assert camel_at(g, "white") == "P0.4" and me["gems"] == 2 and me["salt_points"] == 0
+    assert camel_at(g, "green") == "P0.4" and me["gems"] == 2 and me["salt_points"] == 0
+    assert me["carpets_held"] == []
 
 
 # ================================================================ outposts
@@ -176,14 +186,16 @@ def test_outpost_delivers_teapot_and_only_carpets_of_the_camels_colour():
 
 
 def test_outpost_with_an_empty_teapot_pile_sends_the_camel_home_empty():
+    """The white camel brings home the last teapot of the pile; the black camel reaches an
+    outpost later in the same turn and goes home without one; then the game ends."""
     def edit(d):
-        give_teapots(d, 1, list(d["teapot_pile"]))
-        d["end_triggered"] = True
+        give_teapots(d, 1, list(d["teapot_pile"][:-1]))
     g = position(hands=FIVE, edit=edit, camels={"pink": "P0.2"}, teapots_on={"white": 5})
     play(g, "play-W4-give-B1", "play-P3-give-K1", "play-K5-give-B3")
-    assert player(g, 0)["teapot_points"] == 5
-    assert g.to_json()["camels"][0]["teapot"] == 0
-    assert g.is_terminal()                              # the empty pile ended the game
+    assert player(g, 0)["teapot_points"] == 5 and player(g, 2)["teapots"] == 1
+    camels = g.to_json()["camels"]
+    assert camels[0]["teapot"] > 0 and camels[4]["teapot"] == 0
+    assert camels[4]["at"] == "khiva" and g.is_terminal()   # the empty pile ended the game
 
 
 # ================================================================ movement
@@ -318,10 +330,16 @@ def test_undelivered_carpets_score_nothing():
 
 # ================================================================ tie-breaks
 def _final(edit):
+    """A finished game after its first turn: every seat played one card and gave one (so
+    holds 4), and the carpet pile ran out (into seat 2's hands: undelivered carpets score
+    nothing, so the scores are the edit's)."""
     def both(d):
         edit(d)
+        d["player_state"][2]["carpets_held"] += d["carpet_pile"]
+        d["carpet_pile"] = []
         d["phase"], d["to_move"] = "over", -1
-    return position(hands=FIVE, edit=both)
+    four = {p: cards[1:] for p, cards in FIVE.items()}
+    return position(hands=four, edit=both)
 
 
 def test_tie_broken_by_most_teapot_tokens():

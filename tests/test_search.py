@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from cext.khiva import Khiva
+from engine.games.khiva import Khiva
 from khiva_support import position
 from search import search
 from search.agents import IsmctsAgent, RandomAgent
@@ -57,17 +57,16 @@ def test_keying_modes_grow_different_trees():
 
 
 def test_finds_the_card_that_brings_a_seven_point_teapot_home():
-    """The end is triggered (no carpets left); only P0 holds a black card, and black carries
-    the 7: playing the black 5 takes the camel to P0's outpost and wins the game."""
+    """The last carpet is on the pile; only P0 holds a black card, and black carries the 7:
+    the black 5 takes the camel to P0's outpost (the other hands are too low for any outpost)."""
     hands = {0: ["K5", "W1", "B1", "G1", "P1"], 1: ["W2", "B2", "G2", "P2", "W3"],
              2: ["B3", "G3", "P3", "W4", "B4"]}
 
     def edit(d):
-        held = d["carpet_pile"]
-        d["player_state"][1]["carpets_held"] = held[:8]
-        d["player_state"][2]["carpets_held"] = held[8:]
-        d["carpet_pile"] = []
-        d["end_triggered"] = True
+        held = d["carpet_pile"][:-1]
+        d["player_state"][1]["carpets_held"] = held[:7]
+        d["player_state"][2]["carpets_held"] = held[7:]
+        d["carpet_pile"] = d["carpet_pile"][-1:]
     g = position(hands=hands, teapots_on={"black": 7, "white": 2, "blue": 2, "green": 2,
                                           "pink": 3}, edit=edit)
     for mode in ("so", "mo"):

@@ -1,0 +1,755 @@
+"""Khiva's Python half: notation, JSON (full states and seat views), the checks that make a
+loaded position one the rules can reach and play, rendering and narration.
+
+The rules and the C state live in cext/khiva.pyx (`KhivaCore`). This module reads that state
+through `_fields()` and writes it only through `_set_fields()`, after the JSON passed the
+published schema (docs/views/khiva.schema.json, khiva.state.schema.json); `check_invariants`
+then decides whether the result is a position of Khiva before any rule runs on it.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any, Dict, List, Optional
+
+from cext import khiva as core
+from cext.core import GameCore, stable_hash
+from cext.khiva import COLOUR_LETTERS, COLOUR_NAMES, PY_GEM_ICONS, PY_SALT, PY_TEAPOTS, KhivaCore
+from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
+                               first_difference, place_hidden)
+
+PHASES = {core.PH_CHOOSE: "choose", core.PH_BOOST: "boost", core.PH_SHOP4: "shop4",
+          core.PH_OVER: "over"}
+PHASE_OF = {name: ph for ph, name in PHASES.items()}
+ALL_CARDS = (1 << core.N_CARDS) - 1
+ALL_CARPETS = (1 << core.N_CARPETS) - 1
+SHOP4_CHOICES = ("carpet", "salt", "nothing")       # by core.SHOP_CARPET, SHOP_SALT, SHOP_NOTHING
+
+# Keys a client may leave out: the loader recomputes them, and checks them when they are given.
+DERIVED = frozenset({"duel", "deal", "aside_down_count", "teapot_pile_count",
+                     "carpet_pile_count", "gem_supply", "end_triggered", "hand_size",
+                     "has_chosen", "score"})
+
+
+# ================================================================ notation
+def card_text(card: int) -> str:
+    """W4 = the white 4 (colours W B G P K = white, blue, green, pink, black)."""
+    return f"{COLOUR_LETTERS[card // 5]}{card % 5 + 1}"
+
+
+def parse_card(text: str) -> int:
+    """The card id of `W4`-style text; ValueError if it is not a card."""
+    t = text.strip().upper() if isinstance(text, str) else ""
+    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "12345":
+        raise ViewError(f"bad card {text!r}: expected a colour letter (WBGPK) and a value 1-5")
+    return COLOUR_LETTERS.index(t[0]) * 5 + int(t[1]) - 1
+
+
+def carpet_text(carpet: int) -> str:
+    return f"{COLOUR_LETTERS[carpet // 3]}{carpet % 3 + 3}"
+
+
+def parse_carpet(text: str) -> int:
+    t = text.strip().upper() if isinstance(text, str) else ""
+    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "345":
+        raise ViewError(f"bad carpet {text!r}: expected a colour letter (WBGPK) and a value 3-5")
+    return COLOUR_LETTERS.index(t[0]) * 3 + int(t[1]) - 3
+
+
+def cards_list(mask: int) -> List[str]:
+    return [card_text(c) for c in range(core.N_CARDS) if mask >> c & 1]
+
+
+def carpets_list(mask: int) -> List[str]:
+    return [carpet_text(c) for c in range(core.N_CARPETS) if mask >> c & 1]
+
+
+def cards_mask(cards: List[str]) -> int:
+    mask = 0
+    for t in cards:
+        mask |= 1 << parse_card(t)
+    return mask
+
+
+def carpets_mask(carpets: List[str]) -> int:
+    mask = 0
+    for t in carpets:
+        mask |= 1 << parse_carpet(t)
+    return mask
+
+
+def path_pos(player: int, space: int) -> int:
+    """The track position of `space` (1-4 shops, 5 the outpost) on `player`'s path."""
+    return 1 + player * core.PATH_LEN + space - 1
+
+
+def pos_text(pos: int) -> str:
+    """'khiva', or 'P<player>.<space>' with spaces 1-4 the shops and 5 the outpost."""
+    if pos == core.KHIVA:
+        return "khiva"
+    return f"P{(pos - 1) // core.PATH_LEN}.{(pos - 1) % core.PATH_LEN + 1}"
+
+
+def parse_pos(text: str, n: int, path: tuple) -> int:
+    if text == "khiva":
+        return core.KHIVA
+    player, space = int(text[1]), int(text[3])     # the schema fixed the form P<d>.<d>
+    if player >= n:
+        fail(path, f"{text!r}: there is no seat {player} in a {n}-player game")
+    return path_pos(player, space)
+
+
+def move_text(move: int) -> str:
+    kind = move & core.MV_KIND
+    if kind == core.MV_CHOOSE:
+        play = [f for f in ((move >> 15) & 31, (move >> 10) & 31) if f != core.NONE]
+        give = [f for f in ((move >> 5) & 31, move & 31) if f != core.NONE]
+        return ("play-" + "-".join(card_text(c) for c in play) + "-give-"
+                + "-".join(card_text(c) for c in give))
+    if kind == core.MV_BOOST:
+        return f"boost-{move & 0xFF}"
+    if kind == core.MV_SHOP4:
+        return SHOP4_CHOICES[move & 0xFF]
+    return f"?{move}"
+
+
+def reward_text(kind: int, value: int) -> str:
+    if kind == 1:
+        return f"+{value} gem{'s' if value > 1 else ''}"
+    if kind == 2:
+        return f"carpet {carpet_text(value)}"
+    if kind == 3:
+        return f"salt {value}"
+    if kind == 4:
+        return f"teapot {value}" if value else "outpost (no teapot)"
+    return ""
+
+
+# ================================================================ the shape of a turn
+def per_turn(n: int) -> int:
+    """Cards played (and given) by each seat per turn: 2 in the duel, 1 otherwise."""
+    return 2 if n == 2 else 1
+
+
+def hand_start(n: int) -> int:
+    return core.DUEL_HAND_START if n == 2 else core.HAND_START
+
+
+def turns_per_deal(n: int) -> int:
+    """Turns between two deals: hands shrink by per_turn cards a turn down to the kept ones."""
+    keep = core.DUEL_HAND_KEEP if n == 2 else core.HAND_KEEP
+    return (hand_start(n) - keep) // per_turn(n)
+
+
+def aside_down_size(n: int) -> int:
+    return core.N_CARDS - n * hand_start(n) - (core.DUEL_ASIDE_UP if n == 2 else 0)
+
+
+def turn_shape(n: int, turn: int, phase: int) -> Dict[str, int]:
+    """What the turn counter implies: the deal number, the hand size at the start of the
+    current (or, once over, the last) turn, and the cards discarded since the deal."""
+    played_turn = turn - 1 if phase == core.PH_OVER else turn
+    into = played_turn % turns_per_deal(n)
+    revealed = into + (0 if phase == core.PH_CHOOSE else 1)
+    return {"deal": played_turn // turns_per_deal(n) + 1,
+            "hand": hand_start(n) - into * per_turn(n),
+            "discard": n * per_turn(n) * revealed}
+
+
+def all_places(n: int, observer: int) -> int:
+    """Every place a card unknown to `observer` could be: other hands and the aside cards."""
+    return ((1 << n) - 1) & ~(1 << observer) | (1 << core.ASIDE_LOC)
+
+
+def score_of(f: Dict[str, Any], p: int) -> int:
+    total = f["teapot_points"][p] + f["salt_points"][p] + f["gems"][p]
+    return total + sum(c % 3 + 3 for c in range(core.N_CARPETS) if f["carpets_scored"][p] >> c & 1)
+
+
+# ================================================================ the game API
+class Khiva(KhivaCore):
+    """A Khiva position. `Khiva(players=3, seed=0)` deals a new game (2 players: duel mode).
+
+    The rules are the C core's; this class adds notation, JSON, views, text and checks."""
+
+    @property
+    def phase(self) -> str:
+        return PHASES.get(self._fields()["phase"], "activate")
+
+    @property
+    def turn(self) -> int:
+        return self._fields()["turn"]
+
+    def move_to_text(self, move: int) -> str:
+        return move_text(move)
+
+    # ------------------------------------------------------------ writing JSON
+    def to_json(self, view: Optional[int] = None) -> Dict[str, Any]:
+        """The full state, or (view = a seat) what that seat knows: hidden parts left out."""
+        if view is not None:
+            self._check_player(view)
+        f = self._fields()
+        n = f["n"]
+        players = []
+        for p in range(n):
+            d = {
+                "gems": f["gems"][p],
+                "teapots": f["teapot_count"][p], "teapot_points": f["teapot_points"][p],
+                "salt_points": f["salt_points"][p], "salt_best": f["salt_best"][p],
+                "carpets_held": carpets_list(f["carpets_held"][p]),
+                "carpets_delivered": carpets_list(f["carpets_scored"][p]),
+                "hand_size": bin(f["hand"][p]).count("1"),
+                "has_chosen": bool(f["sel_play"][p]),
+                "played": cards_list(f["played"][p]),
+                "score": score_of(f, p),
+            }
+            if view is None or p == view:
+                d["hand"] = cards_list(f["hand"][p])
+                d["chosen_play"] = cards_list(f["sel_play"][p])
+                d["chosen_give"] = cards_list(f["sel_give"][p])
+            players.append(d)
+        out = {
+            "game": "khiva", "players": n, "duel": bool(f["duel"]), "seed": self.seed,
+            "turn": f["turn"], "deal": f["deal_round"], "phase": self.phase,
+            "to_move": self.to_move,
+            "camels": [{"colour": COLOUR_NAMES[c], "at": pos_text(f["camel_pos"][c]),
+                        "teapot": f["camel_teapot"][c]} for c in range(core.N_COLOURS)],
+            "discard": cards_list(f["discard"]), "aside_up": cards_list(f["aside_up"]),
+            "aside_down_count": bin(f["aside_down"]).count("1"),
+            "teapot_pile_count": f["n_teapots"], "carpet_pile_count": f["n_carpets"],
+            "salt_pile": list(PY_SALT[core.N_SALT - f["n_salt"]:]),
+            "gem_supply": f["gem_supply"], "end_triggered": bool(f["end_triggered"]),
+            "player_state": players,
+        }
+        if f["phase"] in (core.PH_BOOST, core.PH_SHOP4):
+            out["pending"] = {"player": f["act_player"], "card": card_text(f["act_card"]),
+                              "camel": COLOUR_NAMES[f["act_camel"]]}
+        if view is None:
+            out["aside_down"] = cards_list(f["aside_down"])
+            out["teapot_pile"] = f["teapots"][:f["n_teapots"]]
+            out["carpet_pile"] = [carpet_text(c) for c in f["carpets"][:f["n_carpets"]]]
+            return out
+        del out["seed"]                            # the deal seed would give away every card
+        out["view"] = view
+        out["card_whereabouts"] = self.whereabouts(f, view)
+        # public by counting: what is left in the face-down teapot pile
+        out["teapot_pile_contents"] = sorted(f["teapots"][:f["n_teapots"]])
+        return out
+
+    @staticmethod
+    def whereabouts(f: Dict[str, Any], o: int) -> Dict[str, list]:
+        """What seat o learned: the places each card it cannot see may be, where not anywhere."""
+        n = f["n"]
+        places = all_places(n, o)
+        seen = f["hand"][o] | f["sel_play"][o] | f["sel_give"][o] | f["discard"] | f["aside_up"]
+        known = {}
+        for c in range(core.N_CARDS):
+            w = f["where"][o][c]
+            if not seen >> c & 1 and w & places != places:
+                known[card_text(c)] = [q for q in range(n) if w >> q & 1] + (
+                    ["aside"] if w >> core.ASIDE_LOC & 1 else [])
+        return known
+
+    # ------------------------------------------------------------ reading JSON
+    @classmethod
+    def from_json(cls, d: Any) -> "Khiva":
+        """Rebuild a full state written by to_json(); ViewError (a ValueError) naming the field
+        if it is malformed, IllegalPositionError if it is no position of Khiva."""
+        check_schema(d, "khiva.state", "Khiva state")
+        st = cls._build(d)
+        st._check_round_trip(d, None)
+        return st
+
+    @classmethod
+    def _build(cls, d: Dict[str, Any]) -> "Khiva":
+        """The state of a schema-valid full-state dict, checked to be a position of Khiva."""
+        n = d["players"]
+        if len(d["player_state"]) != n:
+            fail(("player_state",), f"expected {n} items, got {len(d['player_state'])}")
+        st = cls(n, d.get("seed", 0))
+        fields = st._fields()
+        cls._write_fields(fields, d)
+        try:
+            st._set_fields(fields)
+        except (TypeError, ValueError, OverflowError, IndexError) as e:
+            raise ViewError(f"a value does not fit the Khiva state: {e}") from None
+        st.check_invariants()
+        if st.to_move >= 0 and not st.legal_moves():
+            raise IllegalPositionError("the seat to move has no legal move")
+        return st
+
+    @staticmethod
+    def _write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
+        """Fill the C fields `f` (those of a fresh deal) from the full-state dict `d`."""
+        n = d["players"]
+        phase = PHASE_OF[d["phase"]]
+        f["phase"] = phase
+        f["actor"] = d["to_move"]
+        f["turn"] = d["turn"]
+        f["deal_round"] = turn_shape(n, d["turn"], phase)["deal"]
+        for c, cam in enumerate(d["camels"]):
+            f["camel_pos"][c] = parse_pos(cam["at"], n, ("camels", c, "at"))
+            f["camel_teapot"][c] = cam["teapot"]
+        f["discard"] = cards_mask(d["discard"])
+        f["aside_up"] = cards_mask(d["aside_up"])
+        f["aside_down"] = cards_mask(d["aside_down"])
+        f["n_teapots"] = len(d["teapot_pile"])
+        f["teapots"] = d["teapot_pile"] + [0] * (core.N_TEAPOTS - len(d["teapot_pile"]))
+        f["n_carpets"] = len(d["carpet_pile"])
+        f["carpets"] = ([parse_carpet(t) for t in d["carpet_pile"]]
+                        + [0] * (core.N_CARPETS - len(d["carpet_pile"])))
+        f["n_salt"] = len(d["salt_pile"])
+        for p, ps in enumerate(d["player_state"]):
+            f["hand"][p] = cards_mask(ps["hand"])
+            f["sel_play"][p] = cards_mask(ps["chosen_play"])
+            f["sel_give"][p] = cards_mask(ps["chosen_give"])
+            f["played"][p] = cards_mask(ps["played"])
+            f["gems"][p] = ps["gems"]
+            f["teapot_count"][p] = ps["teapots"]
+            f["teapot_points"][p] = ps["teapot_points"]
+            f["salt_points"][p] = ps["salt_points"]
+            f["salt_best"][p] = ps["salt_best"]
+            f["carpets_held"][p] = carpets_mask(ps["carpets_held"])
+            f["carpets_scored"][p] = carpets_mask(ps["carpets_delivered"])
+        f["gem_supply"] = core.GEM_SUPPLY - sum(ps["gems"] for ps in d["player_state"])
+        f["end_triggered"] = int(not (f["n_teapots"] and f["n_carpets"] and f["n_salt"]))
+        if "pending" in d and phase in (core.PH_BOOST, core.PH_SHOP4):
+            f["act_player"] = d["pending"]["player"]
+            f["act_card"] = parse_card(d["pending"]["card"])
+            f["act_camel"] = COLOUR_NAMES.index(d["pending"]["camel"])
+            f["act_stage"] = core.ST_MOVE if phase == core.PH_BOOST else core.ST_NEXT
+        elif phase in (core.PH_BOOST, core.PH_SHOP4):
+            fail(("pending",), f"missing: phase {d['phase']} waits for a pending activation")
+        elif "pending" in d:
+            fail(("pending",), f"there is no pending activation in phase {d['phase']}")
+        f["n_log"] = 0
+        # Knowledge is not part of a full state: every seat knows only its own cards.
+        f["where"] = [[all_places(n, o)] * core.N_CARDS for o in range(n)] + \
+            [[0] * core.N_CARDS] * (5 - n)
+
+    def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
+        """Every field given must be what the loaded position writes back: catches derived
+        fields that disagree and anything the loader would otherwise drop."""
+        diff = first_difference(canonical(given), self.to_json(view), optional=DERIVED)
+        if diff:
+            raise IllegalPositionError(diff)
+
+    @classmethod
+    def from_view(cls, v: Any) -> "Khiva":
+        """A state consistent with one seat's view (to_json(view=seat)), for searching as that
+        seat: the hidden cards are placed in a fixed order that respects what the seat knows
+        (the search redraws them anyway). The view must be of the seat to move (or of a
+        finished game). ViewError (a ValueError) naming the field if it is malformed or
+        impossible."""
+        check_schema(v, "khiva", "Khiva view")
+        d = full_state_of_view(v)
+        check_schema(d, "khiva.state", "Khiva state")   # the filled-in state, as a full state
+        st = cls._build(d)
+        st._adopt_view(v)
+        st.check_invariants()
+        st._check_round_trip(without_blank_whereabouts(v), v["view"])
+        return st
+
+    def _adopt_view(self, v: Dict[str, Any]) -> None:
+        """Seat o's knowledge and information hashes as the view gives them (no history)."""
+        f = self._fields()
+        n, o = f["n"], v["view"]
+        for card, places in v["card_whereabouts"].items():
+            f["where"][o][parse_card(card)] = sum(
+                1 << (core.ASIDE_LOC if q == "aside" else q) for q in places)
+        public = stable_hash({k: x for k, x in v.items() if k not in ("card_whereabouts", "view")})
+        mine = v["player_state"][o]
+        private = stable_hash([{k: mine[k] for k in ("hand", "chosen_play", "chosen_give")},
+                               v["card_whereabouts"]])
+        f["ih"]["public"] = public
+        f["ih"]["n_public"] = 0
+        for a in range(n):
+            for b in range(n):
+                f["ih"]["pair"][a][b] = stable_hash([public, a, b])
+        f["ih"]["pair"][o][o] = private
+        self._set_fields(f)
+
+    # ------------------------------------------------------------ invariants
+    def check_invariants(self) -> None:
+        """IllegalPositionError (a ValueError) unless this is a position of Khiva: every
+        component in exactly one place, the hands, piles and choices the turn counter and the
+        phase imply, counts conserved, and every index the rules read in range."""
+        f = self._fields()
+        n = f["n"]
+        check(2 <= n <= 5 and f["duel"] == (n == 2) and f["per_turn"] == per_turn(n),
+              "players", f"a Khiva game has 2 to 5 players, not {n}")
+        check(f["phase"] in PHASES, "phase", f"no phase {f['phase']}")
+        phase = f["phase"]
+        check(0 <= f["turn"] <= 10000 and (f["turn"] > 0 or phase != core.PH_OVER), "turn",
+              f"{f['turn']} is out of range")
+        shape = turn_shape(n, f["turn"], phase)
+        check(f["deal_round"] == shape["deal"], "deal",
+              f"turn {f['turn']} is in deal {shape['deal']}, not {f['deal_round']}")
+        _check_ranges(f, n)
+        _check_cards(f, n, phase, shape)
+        _check_actor(f, n, phase)
+        _check_camels(f, n)
+        _check_tokens(f, n, phase)
+        _check_knowledge(f, n)
+
+    # ------------------------------------------------------------ text
+    def render(self, viewer: Optional[int] = None) -> str:
+        """The position as text (everything, or as `viewer` sees it)."""
+        d = self.to_json(viewer)
+        lines = [f"Khiva, {d['players']} players{' (duel)' if d['duel'] else ''}, turn {d['turn']}, "
+                 f"phase {d['phase']}, to move: {d['to_move']}"]
+        lines.append("camels: " + ", ".join(f"{c['colour']}@{c['at']}(teapot {c['teapot']})"
+                                             for c in d["camels"]))
+        lines.append(f"piles: teapots {d['teapot_pile_count']}, carpets {d['carpet_pile_count']}, "
+                     f"salt {d['salt_pile']}; gems in supply {d['gem_supply']}")
+        for p, ps in enumerate(d["player_state"]):
+            hand = " ".join(ps["hand"]) if "hand" in ps else f"{ps['hand_size']} cards"
+            lines.append(f"  P{p}: score {ps['score']:3d}  gems {ps['gems']:2d}  teapots {ps['teapots']}"
+                         f" ({ps['teapot_points']})  salt {ps['salt_points']}  carpets "
+                         f"{' '.join(ps['carpets_held']) or '-'} / delivered "
+                         f"{' '.join(ps['carpets_delivered']) or '-'}  hand: {hand}")
+        return "\n".join(lines)
+
+    def last_activations(self) -> List[Dict[str, Any]]:
+        """The camel activations of the current (or just finished) turn, for printing a game."""
+        f = self._fields()
+        out = []
+        for entry in f["log"][:f["n_log"]]:
+            out.append({
+                "camel": COLOUR_NAMES[entry["camel"]], "player": entry["player"],
+                "card": card_text(entry["card"]), "boost": entry["boost"],
+                "from": pos_text(entry["start"]),
+                "to": pos_text(entry["end"]) if entry["end"] >= 0 else None,
+                "rejected": [p for p in range(f["n"]) if entry["rejected"] >> p & 1],
+                "reward": reward_text(entry["reward_kind"], entry["reward_value"]),
+            })
+        return out
+
+    def narrate(self, before: GameCore, player: int, move: int) -> List[str]:
+        """Spectator lines: a turn's choices when they are revealed, then each camel move with
+        its reward and compensation gems, then the scores when the turn is over."""
+        lines = []
+        acts = self.last_activations()
+        done_before = 0
+        if move & core.MV_KIND == core.MV_CHOOSE:
+            if self.turn == before.turn and self.phase == "choose":
+                return []                          # still hidden: nobody has revealed yet
+            d = before.to_json()
+            choices = []
+            for p in range(self.n_players):
+                if p == player:
+                    choices.append(f"P{p} {self.move_to_text(move)}")
+                else:
+                    ps = d["player_state"][p]
+                    choices.append(f"P{p} play-" + "-".join(ps["chosen_play"]) + "-give-"
+                                   + "-".join(ps["chosen_give"]))
+            lines.append(f"turn {before.turn + 1}: " + "  ".join(choices))
+        else:
+            done_before = max(0, len(before.last_activations()) - 1)
+        complete = len(acts) - (1 if self.phase in ("boost", "shop4") else 0)
+        for a in acts[done_before:complete]:
+            boost = f" +{a['boost']} gem boost" if a["boost"] else ""
+            line = (f"    {a['camel']:<5} camel: P{a['player']} ({a['card']}{boost}) "
+                    f"{a['from']} -> {a['to']}  {a['reward']}").rstrip()
+            if a["rejected"]:
+                line += "  [rejected: " + ", ".join(f"P{p} +1 gem" for p in a["rejected"]) + "]"
+            lines.append(line)
+        if self.phase in ("choose", "over"):
+            lines.append("    scores: " + "  ".join(f"P{p} {v}" for p, v in enumerate(self.scores())))
+        return lines
+
+
+# ================================================================ views
+def canonical(d: Dict[str, Any]) -> Dict[str, Any]:
+    """`d` with its set-like lists in the order to_json writes them (cards and carpets by id,
+    places seats first): a client may list a set in any order."""
+    out = copy.deepcopy(d)
+
+    def by_card(xs: list) -> list:
+        return sorted(xs, key=lambda t: parse_card(t) if isinstance(t, str) else -1)
+
+    def by_carpet(xs: list) -> list:
+        return sorted(xs, key=lambda t: parse_carpet(t) if isinstance(t, str) else -1)
+
+    for key in ("discard", "aside_up", "aside_down"):
+        if isinstance(out.get(key), list):
+            out[key] = by_card(out[key])
+    for ps in out.get("player_state", []):
+        for key in ("hand", "chosen_play", "chosen_give", "played"):
+            if isinstance(ps.get(key), list):
+                ps[key] = by_card(ps[key])
+        for key in ("carpets_held", "carpets_delivered"):
+            if isinstance(ps.get(key), list):
+                ps[key] = by_carpet(ps[key])
+    if isinstance(out.get("teapot_pile_contents"), list):
+        out["teapot_pile_contents"] = sorted(out["teapot_pile_contents"])
+    for card, places in out.get("card_whereabouts", {}).items():
+        out["card_whereabouts"][card] = sorted(places, key=lambda q: (q == "aside", str(q)))
+    return out
+
+
+def without_blank_whereabouts(v: Dict[str, Any]) -> Dict[str, Any]:
+    """`v` without the whereabouts that tell nothing (every hidden place): to_json leaves them out."""
+    n, o = v["players"], v["view"]
+    blank = set(q for q in range(n) if q != o) | {"aside"}
+    out = dict(v)
+    out["card_whereabouts"] = {c: q for c, q in v["card_whereabouts"].items() if set(q) != blank}
+    return out
+
+
+def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
+    """A full-state dict that fits seat o's view: every card o cannot see placed where o knows
+    it may be (a matching, not a search), the piles in a fixed order."""
+    n, o = v["players"], v["view"]
+    if o >= n:
+        fail(("view",), f"there is no seat {o} in a {n}-player game")
+    if len(v["player_state"]) != n:
+        fail(("player_state",), f"expected {n} items, got {len(v['player_state'])}")
+    if v["phase"] != "over" and v["to_move"] != o:
+        fail(("view",), f"this is seat {o}'s view but seat {v['to_move']} is to move: the "
+             "engine answers only for the seat to move", IllegalPositionError)
+    for p, ps in enumerate(v["player_state"]):
+        for key in ("hand", "chosen_play", "chosen_give"):
+            if p == o and key not in ps:
+                fail(("player_state", p), f"missing key {key!r}: the viewer's own cards")
+            if p != o and key in ps:
+                fail(("player_state", p, key), f"seat {o}'s view cannot hold seat {p}'s cards")
+    phase = PHASE_OF[v["phase"]]
+    to_move_ok = v["to_move"] == -1 if phase == core.PH_OVER else 0 <= v["to_move"] < n
+    if not to_move_ok:
+        fail(("to_move",), f"{v['to_move']} is not a seat to move in phase {v['phase']}")
+    shape = turn_shape(n, v["turn"], phase)
+    k = per_turn(n)
+    me = v["player_state"][o]
+    mine = cards_mask(me["hand"]) | cards_mask(me["chosen_play"]) | cards_mask(me["chosen_give"])
+    seen = mine | cards_mask(v["discard"]) | cards_mask(v["aside_up"])
+    unknown = [card_text(c) for c in range(core.N_CARDS) if not seen >> c & 1]
+    capacity: Dict[Any, int] = {"aside": aside_down_size(n)}
+    chosen = {}
+    for p in range(n):
+        chosen[p] = phase == core.PH_CHOOSE and p < v["to_move"]
+        if p != o:
+            held = shape["hand"] if phase == core.PH_CHOOSE else shape["hand"] - k
+            capacity[p] = held
+    hidden_places = [p for p in range(n) if p != o] + ["aside"]
+    allowed = {}
+    for c in unknown:
+        allowed[c] = hidden_places
+    for card, places in v["card_whereabouts"].items():
+        path = ("card_whereabouts", card)
+        if card not in allowed:
+            fail(path, f"seat {o} sees card {card}: it has no whereabouts")
+        for q in places:
+            if q == o or (q != "aside" and q >= n):
+                fail(path, f"{q!r} is no hidden place of seat {o} in a {n}-player game")
+        allowed[card] = places
+    if sum(capacity.values()) != len(unknown):
+        fail(("turn",), f"turn {v['turn']} and phase {v['phase']} leave {sum(capacity.values())} "
+             f"cards hidden from seat {o}, but {len(unknown)} are unseen", IllegalPositionError)
+    placed = place_hidden(unknown, capacity, allowed)
+    d = copy.deepcopy(v)
+    for key in ("view", "card_whereabouts", "teapot_pile_contents"):
+        del d[key]
+    for p, ps in enumerate(d["player_state"]):
+        if p == o:
+            continue
+        held = sorted((c for c in unknown if placed[c] == p), key=parse_card)
+        ps["chosen_play"], ps["chosen_give"] = ([], [])
+        if chosen[p]:
+            ps["chosen_play"], ps["chosen_give"], held = held[:k], held[k:2 * k], held[2 * k:]
+        ps["hand"] = held
+    d["aside_down"] = sorted((c for c in unknown if placed[c] == "aside"), key=parse_card)
+    d["teapot_pile"] = list(v["teapot_pile_contents"])
+    taken = set()
+    for ps in d["player_state"]:
+        taken |= set(ps["carpets_held"]) | set(ps["carpets_delivered"])
+    d["carpet_pile"] = [carpet_text(c) for c in range(core.N_CARPETS) if carpet_text(c) not in taken]
+    return d
+
+
+# ================================================================ invariant checks
+def check(condition: Any, field: str, message: str) -> None:
+    """IllegalPositionError naming the JSON field at fault unless `condition` holds."""
+    if not condition:
+        raise IllegalPositionError(f"{field}: {message}")
+
+
+def popcount(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+def _check_ranges(f: Dict[str, Any], n: int) -> None:
+    """Every number the rules use as an index or a shift is in range, whatever the phase."""
+    check(0 <= f["act_camel"] <= core.N_COLOURS and 0 <= f["act_stage"] <= core.ST_NEXT
+          and -1 <= f["act_player"] < n and 0 <= f["act_card"] < core.N_CARDS
+          and 0 <= f["act_boost"] <= 2, "pending", "out of range")
+    check(0 <= f["n_log"] <= core.LOG_MAX, "n_log", "out of range")
+    check(0 <= f["n_teapots"] <= core.N_TEAPOTS, "teapot_pile", "too many teapots")
+    check(0 <= f["n_carpets"] <= core.N_CARPETS, "carpet_pile", "too many carpets")
+    check(0 <= f["n_salt"] <= core.N_SALT, "salt_pile", "too many salt bags")
+    for p in range(5):
+        if p >= n:       # seats beyond the game hold nothing
+            check(not (f["hand"][p] | f["sel_play"][p] | f["sel_give"][p] | f["played"][p]
+                       | f["carpets_held"][p] | f["carpets_scored"][p]) and f["gems"][p] == 0
+                  and f["teapot_count"][p] == 0 and f["salt_points"][p] == 0,
+                  "player_state", f"seat {p} holds something in a {n}-player game")
+
+
+def _check_cards(f: Dict[str, Any], n: int, phase: int, shape: Dict[str, int]) -> None:
+    """The 25 travel cards are each in one place, and every hand, choice, discard and aside
+    pile has the size the turn counter and the phase imply."""
+    places = [("discard", f["discard"]), ("aside_down", f["aside_down"]),
+              ("aside_up", f["aside_up"])]
+    for p in range(n):
+        places += [(f"player_state[{p}].hand", f["hand"][p]),
+                   (f"player_state[{p}].chosen_play", f["sel_play"][p]),
+                   (f"player_state[{p}].chosen_give", f["sel_give"][p])]
+    seen = 0
+    for name, mask in places:
+        check(mask & ~ALL_CARDS == 0, name, "not a travel card")
+        check(seen & mask == 0, name, f"{' '.join(cards_list(seen & mask))} is in two places")
+        seen |= mask
+    check(seen == ALL_CARDS, "player_state", f"travel cards missing: {' '.join(cards_list(ALL_CARDS & ~seen))}")
+    k = per_turn(n)
+    check(popcount(f["aside_down"]) == aside_down_size(n), "aside_down",
+          f"{n} players set aside {aside_down_size(n)} cards face down, not {popcount(f['aside_down'])}")
+    check(popcount(f["aside_up"]) == (core.DUEL_ASIDE_UP if n == 2 else 0), "aside_up",
+          f"{'the duel shows 4' if n == 2 else 'only the duel shows'} set-aside cards")
+    check(popcount(f["discard"]) == shape["discard"], "discard",
+          f"turn {f['turn']} ({'before' if phase == core.PH_CHOOSE else 'after'} the reveal) has "
+          f"{shape['discard']} discarded cards, not {popcount(f['discard'])}")
+    for p in range(n):
+        where = f"player_state[{p}]"
+        chosen = phase == core.PH_CHOOSE and p < f["actor"]
+        want_sel = k if chosen else 0
+        check(popcount(f["sel_play"][p]) == want_sel and popcount(f["sel_give"][p]) == want_sel,
+              where, f"seat {p} {'has chosen' if chosen else 'has not chosen'} this turn: "
+              f"{want_sel} card(s) to play and {want_sel} to give")
+        want_hand = shape["hand"] - (2 * want_sel if phase == core.PH_CHOOSE else k)
+        if phase in (core.PH_BOOST, core.PH_SHOP4):
+            check(popcount(f["played"][p]) == k and f["played"][p] & ~f["discard"] == 0,
+                  where + ".played", f"during the activations each seat shows the {k} card(s) "
+                  "it played")
+        else:
+            check(f["played"][p] == 0, where + ".played",
+                  "played cards are shown only during the camel activations")
+        check(popcount(f["hand"][p]) == want_hand, where + ".hand",
+              f"turn {f['turn']} leaves seat {p} {want_hand} cards, not {popcount(f['hand'][p])}")
+        check(popcount(f["hand"][p]) <= core.DUEL_HAND_START, where + ".hand", "too many cards")
+
+
+def _check_actor(f: Dict[str, Any], n: int, phase: int) -> None:
+    """The seat to move fits the phase; a pending activation fits the revealed cards."""
+    if phase == core.PH_OVER:
+        check(f["actor"] == -1, "to_move", "nobody moves once the game is over")
+        return
+    if phase == core.PH_CHOOSE:
+        check(0 <= f["actor"] < n, "to_move", f"seat {f['actor']} is not in the game")
+        return
+    p, card, camel = f["act_player"], f["act_card"], f["act_camel"]
+    check(0 <= p < n and f["actor"] == p, "to_move", "the pending player decides")
+    check(camel < core.N_COLOURS and card // 5 == camel, "pending.card",
+          f"{card_text(card)} does not move the {COLOUR_NAMES[min(camel, 4)]} camel")
+    check(f["played"][p] >> card & 1, "pending.card", f"seat {p} did not play {card_text(card)}")
+    same_colour = sum(f["played"][q] for q in range(n)) & (31 << (camel * 5))
+    check(same_colour & ((1 << card) - 1) == 0, "pending.card",
+          f"a lower {COLOUR_NAMES[camel]} card was played: {card_text(card)} was not granted")
+    icons = PY_GEM_ICONS[card % 5 + 1]
+    if phase == core.PH_BOOST:
+        check(f["act_stage"] == core.ST_MOVE and icons > 0 and f["gems"][p] > 0, "phase",
+              f"seat {p} cannot boost {card_text(card)}")
+        check(f["act_boost"] == 0, "pending", "the boost is not chosen yet")
+    else:
+        pos = f["camel_pos"][camel]
+        check(f["act_stage"] == core.ST_NEXT and pos != core.KHIVA
+              and (pos - 1) % core.PATH_LEN + 1 == 4, "phase",
+              f"the {COLOUR_NAMES[camel]} camel is not at a shop 4")
+        check(f["n_salt"] > 0 and f["gems"][p] >= core.SALT_PRICE, "phase",
+              f"seat {p} cannot buy salt: shop 4 offers no choice")
+
+
+def _check_camels(f: Dict[str, Any], n: int) -> None:
+    on_paths = [pos for pos in f["camel_pos"] if pos != core.KHIVA]
+    for c, pos in enumerate(f["camel_pos"]):
+        where = f"camels[{c}].at"
+        check(0 <= pos <= n * core.PATH_LEN, where, f"no such space in a {n}-player game")
+        check(pos == core.KHIVA or (pos - 1) % core.PATH_LEN + 1 != core.PATH_LEN, where,
+              "a camel never stays at an outpost")
+        check(0 <= f["camel_teapot"][c] <= 7 and (f["camel_teapot"][c] >= 2 or
+                                                  (f["camel_teapot"][c] == 0 and f["n_teapots"] == 0)),
+              f"camels[{c}].teapot", "a camel carries a teapot worth 2 to 7 while the pile lasts")
+    check(len(on_paths) == len(set(on_paths)), "camels", "two camels on one space")
+
+
+def _check_tokens(f: Dict[str, Any], n: int, phase: int) -> None:
+    """Teapots, carpets, salt bags and gems are conserved; a pile is empty only once the end
+    is triggered, and the end is triggered only by an empty pile."""
+    pile = f["teapots"][:f["n_teapots"]]
+    carried = [t for t in f["camel_teapot"] if t]
+    left = sorted(pile + carried)
+    check(all(2 <= t <= 7 for t in pile), "teapot_pile", "teapots are worth 2 to 7")
+    remaining = list(PY_TEAPOTS)
+    for t in left:
+        check(t in remaining, "teapot_pile", f"too many teapots worth {t}")
+        remaining.remove(t)
+    delivered = sum(f["teapot_count"][:n])
+    check(len(left) + delivered == core.N_TEAPOTS, "player_state",
+          f"{len(left)} teapots in play and {delivered} delivered, not {core.N_TEAPOTS}")
+    check(sum(f["teapot_points"][:n]) == sum(remaining), "player_state",
+          f"the delivered teapots are worth {sum(remaining)}, not {sum(f['teapot_points'][:n])}")
+    for p in range(n):
+        count, points = f["teapot_count"][p], f["teapot_points"][p]
+        check(2 * count <= points <= 7 * count, f"player_state[{p}].teapot_points",
+              f"{count} teapots cannot be worth {points}")
+    carpets = f["carpets"][:f["n_carpets"]]
+    check(all(0 <= c < core.N_CARPETS for c in carpets), "carpet_pile", "not a carpet")
+    check(len(set(carpets)) == len(carpets), "carpet_pile", "a carpet is in the pile twice")
+    seen = sum(1 << c for c in carpets)
+    for p in range(n):
+        for key, mask in (("carpets_held", f["carpets_held"][p]),
+                          ("carpets_delivered", f["carpets_scored"][p])):
+            check(mask & ~ALL_CARPETS == 0 and seen & mask == 0, f"player_state[{p}].{key}",
+                  "a carpet is in two places")
+            seen |= mask
+    check(seen == ALL_CARPETS, "carpet_pile", f"carpets missing: {' '.join(carpets_list(ALL_CARPETS & ~seen))}")
+    _check_salt(f, n)
+    check(all(g >= 0 for g in f["gems"][:n]) and f["gem_supply"] >= 0
+          and sum(f["gems"][:n]) + f["gem_supply"] == core.GEM_SUPPLY, "gem_supply",
+          f"the {core.GEM_SUPPLY} gems are not all accounted for")
+    empty = not (f["n_teapots"] and f["n_carpets"] and f["n_salt"])
+    check(bool(f["end_triggered"]) == empty, "end_triggered",
+          "the end is triggered exactly when a pile is empty")
+    if phase == core.PH_CHOOSE:
+        check(not empty, "end_triggered", "a turn after an empty pile: the game is over")
+    if phase == core.PH_OVER:
+        check(empty, "phase", "the game ends only when a pile is empty")
+
+
+def _check_salt(f: Dict[str, Any], n: int) -> None:
+    """The salt bags bought (the top ones: 10, 9, ...) can be shared out to give each seat its
+    salt points and its best bag."""
+    sold = PY_SALT[:core.N_SALT - f["n_salt"]]
+    want = [(f["salt_points"][p], f["salt_best"][p]) for p in range(n)]
+    for owners in itertools.product(range(n), repeat=len(sold)):
+        got = [(sum(v for v, q in zip(sold, owners) if q == p),
+                max([v for v, q in zip(sold, owners) if q == p], default=0)) for p in range(n)]
+        if got == want:
+            return
+    check(False, "player_state", f"the salt bags bought ({list(sold)}) do not give these salt "
+          "points and best bags")
+
+
+def _check_knowledge(f: Dict[str, Any], n: int) -> None:
+    """What each seat believes about a card it cannot see includes where the card is, so
+    every determinization can put the cards back somewhere."""
+    location = {}
+    for p in range(n):
+        for c in cards_list(f["hand"][p] | f["sel_play"][p] | f["sel_give"][p]):
+            location[parse_card(c)] = p
+    for c in cards_list(f["aside_down"]):
+        location[parse_card(c)] = core.ASIDE_LOC
+    for o in range(n):
+        for c, place in location.items():
+            if place != o and location.get(c) is not None:
+                check(f["where"][o][c] >> place & 1, "card_whereabouts",
+                      f"seat {o} believes {card_text(c)} cannot be where it is")
