@@ -44,8 +44,9 @@ def extensions():
 
 
 setup(
-    packages=["engine", "search", "search.heuristics", "cext"],
-    package_data={"cext": ["*.pxd", "*.pyx"]},
+    packages=["engine", "engine.games", "search", "search.heuristics", "cext"],
+    # engine/schemas is a link to docs/views: the published schemas ship with the package
+    package_data={"cext": ["*.pxd", "*.pyx"], "engine": ["schemas/*.schema.json"]},
     ext_modules=extensions(),
     zip_safe=False,
 )
