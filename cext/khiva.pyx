@@ -800,32 +800,74 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef void place_greedily(self, int o, int* cons, int n_cons, int* slot_place, int n_slots,
                              int* perm) noexcept:
-        """Fallback (never expected): a valid placement by backtracking, most constrained first."""
-        cdef bint used[25]
-        cdef int i
+        """Fallback when rejection sampling keeps failing (not seen in play): a valid placement
+        found by augmenting paths over the 6 places (polynomial, unlike a search over slots).
+        The constrained cards take the first slots of their places; the free slots follow."""
+        cdef int owner[25]                    # place of each constrained card, -1 if none yet
+        cdef int used[6]
+        cdef int room[6]
+        cdef bint seen[6]
+        cdef int i, q, k = 0
+        for q in range(6):
+            used[q] = 0
+            room[q] = 0
         for i in range(n_slots):
-            used[i] = False
-        self.backtrack(o, cons, n_cons, slot_place, n_slots, perm, used, 0)
-        # free slots after the constrained ones
-        cdef int k = n_cons
+            room[slot_place[i]] += 1
+        for i in range(n_cons):
+            owner[i] = -1
+        for i in range(n_cons):
+            for q in range(6):
+                seen[q] = False
+            self.augment(o, cons, n_cons, i, owner, used, room, seen)
         for i in range(n_slots):
-            if not used[i]:
+            perm[i] = -1
+        for i in range(n_cons):               # each card the first free slot of its place
+            if owner[i] >= 0:
+                perm[i] = self.take_slot(owner[i], slot_place, n_slots, perm, n_cons)
+        for i in range(n_cons):               # none found (inconsistent knowledge): any slot
+            if owner[i] < 0:
+                perm[i] = self.take_slot(-1, slot_place, n_slots, perm, n_cons)
+        k = n_cons
+        for i in range(n_slots):
+            if not self.slot_taken(i, perm, n_cons):
                 perm[k] = i
                 k += 1
 
     @cython.final
-    cdef bint backtrack(self, int o, int* cons, int n_cons, int* slot_place, int n_slots,
-                        int* perm, bint* used, int i) noexcept:
-        if i == n_cons:
-            return True
+    cdef bint augment(self, int o, int* cons, int n_cons, int i, int* owner, int* used,
+                      int* room, bint* seen) noexcept:
+        """Find constrained card i a place, moving others along an augmenting path."""
+        cdef int q, j
+        for q in range(6):
+            if seen[q] or room[q] == 0 or not (self.s.where[o][cons[i]] >> q) & 1:
+                continue
+            seen[q] = True
+            if used[q] < room[q]:
+                used[q] += 1
+                owner[i] = q
+                return True
+            for j in range(n_cons):
+                if j != i and owner[j] == q and self.augment(o, cons, n_cons, j, owner, used,
+                                                             room, seen):
+                    owner[i] = q              # j moved on (counted there): i takes its room
+                    return True
+        return False
+
+    @cython.final
+    cdef int take_slot(self, int place, int* slot_place, int n_slots, int* perm, int n_taken) noexcept:
+        """The first slot of `place` (any place if -1) not yet in perm[0:n_taken]."""
         cdef int j
         for j in range(n_slots):
-            if not used[j] and (self.s.where[o][cons[i]] >> slot_place[j]) & 1:
-                used[j] = True
-                perm[i] = j
-                if self.backtrack(o, cons, n_cons, slot_place, n_slots, perm, used, i + 1):
-                    return True
-                used[j] = False
+            if (place < 0 or slot_place[j] == place) and not self.slot_taken(j, perm, n_taken):
+                return j
+        return 0
+
+    @cython.final
+    cdef bint slot_taken(self, int slot, int* perm, int n_taken) noexcept:
+        cdef int i
+        for i in range(n_taken):
+            if perm[i] == slot:
+                return True
         return False
 
     # ============================================================ Python API

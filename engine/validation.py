@@ -141,7 +141,9 @@ def check_schema(value: Any, name: str, what: str = "position") -> None:
     check_json(value, what)
     errors = list(_validator(name).iter_errors(value))
     if errors:
-        error = min(errors, key=lambda e: (_order(value, e.absolute_path), -len(e.absolute_path)))
+        # An invalid part of an object also makes its keys "unevaluated": report the part.
+        error = min(errors, key=lambda e: (e.validator == "unevaluatedProperties",
+                                           _order(value, e.absolute_path), -len(e.absolute_path)))
         raise ViewError(f"{path_text(error.absolute_path)}: {_message(error)}")
 
 

@@ -623,8 +623,9 @@ def _check_cards(f: Dict[str, Any], n: int, phase: int, shape: Dict[str, int]) -
         chosen = phase == core.PH_CHOOSE and p < f["actor"]
         want_sel = k if chosen else 0
         check(popcount(f["sel_play"][p]) == want_sel and popcount(f["sel_give"][p]) == want_sel,
-              where, f"seat {p} {'has chosen' if chosen else 'has not chosen'} this turn: "
-              f"{want_sel} card(s) to play and {want_sel} to give")
+              where, f"seats choose in order and seat {f['actor']} is to move, so seat {p} "
+              f"{'has chosen' if chosen else 'has not chosen yet'} ({want_sel} card(s) to play "
+              f"and {want_sel} to give)")
         want_hand = shape["hand"] - (2 * want_sel if phase == core.PH_CHOOSE else k)
         if phase in (core.PH_BOOST, core.PH_SHOP4):
             check(popcount(f["played"][p]) == k and f["played"][p] & ~f["discard"] == 0,

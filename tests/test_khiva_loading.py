@@ -1,0 +1,168 @@
+"""Khiva states and views enter through one checked path (docs/views/README.md): the schema,
+the invariants, a legal move, the round trip; and a view must be the seat to move's."""
+import copy
+
+import pytest
+
+from cext import khiva as core
+from engine.games.khiva import Khiva
+from engine.validation import IllegalPositionError, ViewError
+
+
+def played(players, seed, moves):
+    g = Khiva(players, seed)
+    for _ in range(moves):
+        g.apply(g.legal_moves()[len(g.legal_moves()) // 3])
+    return g
+
+
+def refused(load, d, *fragments):
+    with pytest.raises(ValueError) as e:
+        load(d)
+    for f in fragments:
+        assert f in str(e.value), str(e.value)
+    return e.value
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_states_and_views_round_trip_at_every_player_count(players):
+    g = played(players, 3, 12)
+    d = g.to_json()
+    assert Khiva.from_json(d).to_json() == d
+    v = g.to_json(view=g.to_move)
+    assert Khiva.from_view(v).to_json(view=g.to_move) == v
+
+
+def test_derived_fields_may_be_left_out_but_must_agree_when_given():
+    g = played(3, 4, 5)
+    d = g.to_json()
+    lean = {k: x for k, x in d.items() if k not in ("deal", "gem_supply", "teapot_pile_count")}
+    lean["player_state"] = [{k: x for k, x in ps.items() if k not in ("score", "hand_size")}
+                            for ps in d["player_state"]]
+    assert Khiva.from_json(lean).to_json() == d
+    stale = copy.deepcopy(d)
+    stale["player_state"][1]["score"] += 1
+    refused(Khiva.from_json, stale, "player_state[1].score")
+    stale = dict(d, carpet_pile_count=d["carpet_pile_count"] - 1)
+    refused(Khiva.from_json, stale, "carpet_pile_count")
+
+
+def test_sets_may_come_in_any_order_piles_may_not_be_reordered_silently():
+    g = played(3, 4, 5)
+    d = g.to_json()
+    shuffled = copy.deepcopy(d)
+    shuffled["player_state"][0]["hand"].reverse()
+    shuffled["aside_down"].reverse()
+    assert Khiva.from_json(shuffled).to_json() == d
+    reordered = copy.deepcopy(d)
+    reordered["teapot_pile"].reverse()          # a different pile order is another position
+    assert Khiva.from_json(reordered).to_json()["teapot_pile"] == reordered["teapot_pile"]
+
+
+@pytest.mark.parametrize("where", [(), ("player_state", 0), ("camels", 2), ("pending",)])
+def test_unknown_keys_are_refused_at_every_level(where):
+    g = Khiva(3, 6)
+    while g.phase != "boost":
+        g.apply(g.legal_moves()[-1])
+    d = g.to_json()
+    target = d
+    for step in where:
+        target = target[step]
+    target["colour_of_the_sky"] = "blue"
+    refused(Khiva.from_json, d, "unknown key 'colour_of_the_sky'")
+
+
+def test_messages_name_the_field_path():
+    d = Khiva(3, 1).to_json()
+    d["player_state"][2]["hand"] = d["player_state"][2]["hand"][:4] + ["Z9"]
+    refused(Khiva.from_json, d, "player_state[2].hand[4]")
+    d = Khiva(3, 1).to_json()
+    d["camels"] = d["camels"][:4]
+    refused(Khiva.from_json, d, "camels: expected 5 items, got 4")
+    d = Khiva(3, 1).to_json()
+    d["player_state"][1]["gems"] = True
+    refused(Khiva.from_json, d, "player_state[1].gems: expected an integer")
+
+
+@pytest.mark.parametrize("bad", [None, [], "khiva", 3, {"game": "khiva"}])
+def test_what_is_not_a_state_is_a_view_error(bad):
+    for load in (Khiva.from_json, Khiva.from_view):
+        with pytest.raises(ViewError):
+            load(bad)
+
+
+def test_deep_and_huge_input_is_refused_without_recursing():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    d = Khiva(3, 1).to_json()
+    d["discard"] = deep
+    refused(Khiva.from_json, d, "nested deeper")
+    d["discard"] = ["W1"] * 200_000
+    refused(Khiva.from_json, d, "too large")
+
+
+def test_a_view_is_the_view_of_the_seat_to_move():
+    g = played(4, 2, 1)                       # seat 0 has chosen; seat 1 is to move
+    refused(Khiva.from_view, g.to_json(view=0), "seat 1 is to move")
+    assert Khiva.from_view(g.to_json(view=1)).to_move == 1
+
+
+def test_a_view_holds_no_other_seats_cards():
+    g = Khiva(3, 2)
+    v = g.to_json(view=0)
+    v["player_state"][1]["hand"] = g.to_json()["player_state"][1]["hand"]
+    refused(Khiva.from_view, v, "player_state[1].hand", "cannot hold seat 1's cards")
+
+
+def test_a_finished_game_may_be_viewed_by_any_seat():
+    g = Khiva(3, 8)
+    while not g.is_terminal():
+        g.apply(g.legal_moves()[0])
+    for seat in range(3):
+        assert Khiva.from_view(g.to_json(view=seat)).is_terminal()
+
+
+def test_seats_choose_in_order():
+    g = played(3, 2, 1)                       # seat 0 has chosen
+    d = g.to_json()
+    d["to_move"] = 2                          # seat 1 skipped
+    refused(Khiva.from_json, d, "player_state[1]", "seats choose in order", "seat 1 has chosen")
+
+
+def test_hands_must_have_the_size_the_turn_implies():
+    d = Khiva(3, 2).to_json()
+    d["aside_down"].append(d["player_state"][0]["hand"].pop())
+    with pytest.raises(IllegalPositionError):
+        Khiva.from_json(d)
+
+
+def test_the_move_bound_is_reached_by_a_full_duel_hand_and_guarded_beyond():
+    g = Khiva(2, 1)                           # a duel hand of 8: C(8,2) * C(6,2) choices
+    assert len(g.legal_moves()) == core.MOST_MOVES == 28 * 15
+    for players in (3, 4, 5):
+        assert len(Khiva(players, 1).legal_moves()) == 5 * 4 <= core.MOST_MOVES
+
+
+def test_determinization_places_tightly_known_cards_where_they_may_be():
+    """Seat 0 is told that all ten face-down set-aside cards are set aside: random placement
+    almost never fits, so the core's matching fallback places them."""
+    g = Khiva(3, 5)
+    truth = g.to_json()
+    v = g.to_json(view=0)
+    v["card_whereabouts"] = {c: ["aside"] for c in truth["aside_down"]}
+    st = Khiva.from_view(v)
+    for seed in range(20):
+        d = st.determinized(0, seed)
+        d.check_invariants()
+        assert d.to_json()["aside_down"] == truth["aside_down"]
+
+
+def test_impossible_whereabouts_are_refused():
+    g = Khiva(3, 5)
+    v = g.to_json(view=0)
+    aside = g.to_json()["aside_down"]
+    v["card_whereabouts"] = {c: [1] for c in aside[:6]}     # six cards for a hand of five
+    refused(Khiva.from_view, v, "no placement")
+    v["card_whereabouts"] = {g.to_json(view=0)["player_state"][0]["hand"][0]: [1]}
+    refused(Khiva.from_view, v, "sees card")
