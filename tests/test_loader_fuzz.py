@@ -1,0 +1,20 @@
+"""Thousands of mutated states and views per game, each loaded in a child process: every one
+is refused with a ValueError or loads into a playable position; none crashes or hangs
+(tests/loader_fuzz.py). Seeded, and bounded in time so the test run stays short."""
+import os
+
+import pytest
+
+from engine.registry import GAMES
+from loader_fuzz import run_campaign
+
+MUTANTS = int(os.environ.get("CARAVAN_FUZZ_MUTANTS", "3000"))
+SECONDS = float(os.environ.get("CARAVAN_FUZZ_SECONDS", "40"))
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_mutated_states_and_views_are_refused_or_playable(game, tmp_path):
+    c = run_campaign(game, seed=12, mutants=MUTANTS, seconds=SECONDS, save_dir=tmp_path)
+    print(f"{game}: {c.sent} mutants, {c.accepted} accepted, {c.refused} refused")
+    assert not c.findings, "\n".join(c.findings)
+    assert c.sent >= 200 and c.refused > 0
