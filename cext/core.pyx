@@ -12,6 +12,10 @@ from cext.infohash cimport KEY_SO, KEY_MO, ih_key
 KEY_MODES = {"so": KEY_SO, "mo": KEY_MO}
 
 
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the position (or is no move at all); the state is unchanged."""
+
+
 cdef class GameCore:
     """Base of every game state. Subclasses implement the cdef interface.
 
@@ -105,18 +109,38 @@ cdef class GameCore:
         cdef int n = self.gen_moves(buf)
         return [buf[i] for i in range(n)]
 
-    def apply(self, int move) -> None:
-        """Apply a move of the player to move; ValueError (state untouched) if it is illegal."""
+    def apply(self, move) -> None:
+        """Play `move` for the seat to move: an int from legal_moves() or its notation
+        ("play-W5-give-W1"). IllegalMoveError (a ValueError) if it is not legal here; the
+        state is then unchanged."""
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        elif not isinstance(move, int) or isinstance(move, bool):
+            raise IllegalMoveError(f"a move is an int or its notation, not {type(move).__name__}")
         if self.current() < 0:
-            raise ValueError("the game is over: no move can be played")
+            raise IllegalMoveError("the game is over: no move can be played")
         cdef int buf[MAX_MOVES]
         cdef int n = self.gen_moves(buf)
         cdef int i
-        for i in range(n):
-            if buf[i] == move:
-                self.do_move(move)
-                return
-        raise ValueError(f"illegal move {self.move_to_text(move)!r} for player {self.current()}")
+        if -2**31 <= move < 2**31:
+            for i in range(n):
+                if buf[i] == move:
+                    self.do_move(move)
+                    return
+        raise IllegalMoveError(f"illegal move {self.move_to_text(move) if -2**31 <= move < 2**31 else move!r} "
+                               f"for seat {self.current()}; legal: {self._legal_text()}")
+
+    def _legal_text(self, int most=24) -> str:
+        """The legal moves in notation, cut short after `most`."""
+        moves = self.legal_moves()
+        shown = " ".join(self.move_to_text(m) for m in moves[:most])
+        return shown + (f" ... ({len(moves)} legal moves)" if len(moves) > most else "")
+
+    def __repr__(self) -> str:
+        turn = getattr(self, "turn", None)
+        who = f"seat {self.current()} to move" if self.current() >= 0 else "game over"
+        return (f"<{type(self).__name__}: {self.n_players} players"
+                + (f", turn {turn}" if turn is not None else "") + f", {who}>")
 
     def clone(self) -> "GameCore":
         """An independent copy of this state."""
@@ -174,14 +198,18 @@ cdef class GameCore:
         `before` the state before). The default names the move."""
         return [f"P{player} {before.move_to_text(move)}"]
 
-    def parse_move(self, str text not None) -> int:
-        """The legal move written as `text`; ValueError if it is malformed or illegal."""
+    def parse_move(self, text) -> int:
+        """The legal move written as `text`; IllegalMoveError if it is malformed or illegal."""
+        if not isinstance(text, str):
+            raise IllegalMoveError(f"a move in notation is text, not {type(text).__name__}")
         text = text.strip()
+        if self.current() < 0:
+            raise IllegalMoveError("the game is over: no move can be played")
         for m in self.legal_moves():
             if self.move_to_text(m).lower() == text.lower():
                 return m
-        raise ValueError(f"{text!r} is not a legal move here; legal: "
-                         + " ".join(self.move_to_text(m) for m in self.legal_moves()))
+        raise IllegalMoveError(f"{text[:60]!r} is not a legal move for seat {self.current()}; "
+                               f"legal: {self._legal_text()}")
 
 
 def _restore(cls, int n_players, seed, bytes raw):
