@@ -425,9 +425,13 @@ class Khiva(KhivaCore):
             })
         return out
 
-    def narrate(self, before: GameCore, player: int, move: int) -> List[str]:
-        """Spectator lines: a turn's choices when they are revealed, then each camel move with
-        its reward and compensation gems, then the scores when the turn is over."""
+    def narrate(self, before: GameCore, player: int, move: int,
+                viewer: Optional[int] = None) -> List[str]:
+        """Lines telling what `player`'s `move` did (self is the state after it, `before` the
+        state before): a turn's choices when they are revealed, then each camel move with its
+        reward and compensation gems, then the scores when the turn is over. With a `viewer`
+        seat, only what that seat sees: another seat's gift shows only to its giver and its
+        receiver."""
         lines = []
         acts = self.last_activations()
         done_before = 0
@@ -436,13 +440,16 @@ class Khiva(KhivaCore):
                 return []                          # still hidden: nobody has revealed yet
             d = before.to_json()
             choices = []
-            for p in range(self.n_players):
-                if p == player:
-                    choices.append(f"P{p} {self.move_to_text(move)}")
-                else:
-                    ps = d["player_state"][p]
-                    choices.append(f"P{p} play-" + "-".join(ps["chosen_play"]) + "-give-"
-                                   + "-".join(ps["chosen_give"]))
+            n = self.n_players
+            for p in range(n):
+                ps = d["player_state"][p]
+                play = ps["chosen_play"] if p != player else [card_text((move >> 15) & 31)] + (
+                    [card_text((move >> 10) & 31)] if (move >> 10) & 31 != core.NONE else [])
+                give = ps["chosen_give"] if p != player else [card_text((move >> 5) & 31)] + (
+                    [card_text(move & 31)] if move & 31 != core.NONE else [])
+                if viewer is not None and viewer not in (p, (p + 1) % n):
+                    give = ["??"] * len(give)       # a gift is seen by its giver and receiver
+                choices.append(f"P{p} play-" + "-".join(play) + "-give-" + "-".join(give))
             lines.append(f"turn {before.turn + 1}: " + "  ".join(choices))
         else:
             done_before = max(0, len(before.last_activations()) - 1)
