@@ -27,6 +27,10 @@ from cext.infohash cimport KEY_SO, KEY_MO, KEY_FULL
 
 cdef enum:
     MAX_DEPTH = 1024
+    # A safety net, not a rule: no game lasts a thousand moves, so a playout this long means a
+    # position the rules cannot finish; it is scored where it stands instead of spinning forever
+    # (with the GIL held, nothing else could stop it).
+    MAX_PLAYOUT_MOVES = 100000
 
 cdef struct Edge:                 # one move statistic: 16 bytes
     int32_t move
@@ -124,6 +128,7 @@ cdef class Tree:
     cdef readonly long long iterations
     cdef readonly long long tree_moves       # moves made inside the tree, summed over iterations
     cdef readonly long long playout_moves
+    cdef readonly long long cut_playouts     # playouts stopped at MAX_PLAYOUT_MOVES (expect 0)
     cdef readonly bint full
     cdef int buf[MAX_MOVES]
     cdef int path_node[MAX_DEPTH]
@@ -350,7 +355,7 @@ cdef class Tree:
     # ------------------------------------------------------------ one iteration
     cdef void iterate(self) noexcept:
         cdef GameCore st = self.scratch
-        cdef int p, n, ni, move, depth = 0, d
+        cdef int p, n, ni, move, depth = 0, d, played = 0
         cdef uint64_t key
         cdef bint created = False
         cdef double reward[MAX_PLAYERS]
@@ -385,12 +390,13 @@ cdef class Tree:
                 break
         self.tree_moves += depth
         st.set_tracking(False)
-        while True:
-            p = st.current()
-            if p < 0:
+        while st.current() >= 0:
+            if played == MAX_PLAYOUT_MOVES:
+                self.cut_playouts += 1
                 break
             st.do_move(st.playout_move(&self.rng))
-            self.playout_moves += 1
+            played += 1
+        self.playout_moves += played
         st.get_rewards(reward)
         if self.score_weight > 0.0 or self.track_scores:
             st.get_scores(scores)
