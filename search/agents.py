@@ -1,9 +1,18 @@
 """Agents and agent specs: `random`, `ismcts:iterations=2000,c=0.7`, `ismcts:time=0.5,mode=mo`."""
 from __future__ import annotations
 
+import os
+import queue
 import random as _random
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time as _time
+import weakref
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
 from cext.core import GameCore
 from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, SearchResult,
@@ -177,87 +186,272 @@ class CheatAgent(Agent):
         return f"cheat:{budget},c={self.c}"
 
 
+AGENT_FAILURE_REASONS = ("crash", "timeout", "illegal move", "invalid output")
+
+
+class AgentFailure(RuntimeError):
+    """An external engine could not give a move: it crashed, did not answer in time, answered
+    a move that is not legal, or wrote bytes that are not UTF-8. The arena scores it as a lost
+    game (a forfeit); elsewhere it is an error.
+
+    `reason` is one of AGENT_FAILURE_REASONS; the message says what happened.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+DEFAULT_ENGINE_TIMEOUT = 60.0
+CLOSE_GRACE_SECONDS = 1.0        # after `quit`, and again after SIGTERM, before escalating
+
+
+@dataclass(frozen=True)
+class _OutputEnded:
+    """The reader thread's last word: the engine's output closed, or was not UTF-8."""
+
+    reason: str
+    message: str = ""
+
+
+class EngineProcess:
+    """A child process spoken to in lines. A writer and a reader thread move the lines, so the
+    caller waits on a queue with a deadline and a stuck engine can never block it.
+
+    The engine runs in its own process group (its own session), so that `close` also ends any
+    helper processes it started, and a Ctrl-C at the terminal reaches the arena, which closes
+    its engines, rather than the engines themselves.
+    """
+
+    def __init__(self, argv: List[str], name: str) -> None:
+        self.name = name
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        self.inbox: "queue.Queue[object]" = queue.Queue()      # str lines, then _OutputEnded
+        self.outbox: "queue.Queue[Optional[str]]" = queue.Queue()  # lines; None closes stdin
+        self.ended: Optional[_OutputEnded] = None
+        threading.Thread(target=self._read, name=f"read {name}", daemon=True).start()
+        threading.Thread(target=self._write, name=f"write {name}", daemon=True).start()
+        # runs at close(), or at interpreter exit for callers that never close
+        self._close = weakref.finalize(self, stop_process, self.proc, self.outbox)
+
+    def _read(self) -> None:
+        with self.proc.stdout:
+            for raw in self.proc.stdout:
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    self.inbox.put(_OutputEnded("invalid output", f"engine {self.name!r} wrote "
+                                                f"bytes that are not UTF-8: {raw[:60]!r}"))
+                    return
+                self.inbox.put(line.rstrip("\r\n"))
+        self.inbox.put(_OutputEnded("crash"))
+
+    def _write(self) -> None:
+        stdin = self.proc.stdin
+        while True:
+            line = self.outbox.get()
+            if line is None:
+                break
+            try:
+                stdin.write(line.encode("utf-8") + b"\n")
+                stdin.flush()
+            except (OSError, ValueError):      # the engine is gone: the reader says how
+                break
+        try:
+            stdin.close()
+        except (OSError, ValueError):
+            pass
+
+    def send(self, line: str) -> None:
+        """Queue one line for the engine (never blocks)."""
+        self.outbox.put(line)
+
+    def expect(self, word: str, seconds: float) -> str:
+        """The next line whose first word is `word`, skipping others; AgentFailure if the
+        engine does not write one within `seconds`, exits first or writes invalid UTF-8."""
+        deadline = _time.monotonic() + seconds
+        while self.ended is None:
+            remaining = deadline - _time.monotonic()
+            if remaining <= 0:
+                break
+            try:
+                item = self.inbox.get(timeout=remaining)
+            except queue.Empty:
+                break
+            if isinstance(item, _OutputEnded):
+                self.ended = item
+            elif item.split(maxsplit=1)[:1] == [word]:
+                return item.strip()
+        if self.ended is None:
+            raise AgentFailure("timeout", f"engine {self.name!r} did not answer {word!r} "
+                                          f"within {seconds:g} s")
+        if self.ended.reason == "crash":
+            raise AgentFailure("crash", f"engine {self.name!r} exited ({self._exit_status()}) "
+                                        f"before answering {word!r}")
+        raise AgentFailure(self.ended.reason, self.ended.message)
+
+    def _exit_status(self) -> str:
+        status = exit_status(self.proc, CLOSE_GRACE_SECONDS)
+        return status or "closed its output"
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def close(self) -> None:
+        """Ask the engine to quit, then end it: see stop_process. Safe to call twice."""
+        self._close()
+
+
+def stop_process(proc: "subprocess.Popen", outbox: "queue.Queue[Optional[str]]",
+                 grace: float = CLOSE_GRACE_SECONDS) -> None:
+    """End an engine and every process of its group, leaving no zombie and no orphan.
+
+    `quit` and end of input first; if it is still running after `grace` seconds, SIGTERM to
+    its process group; after another `grace`, SIGKILL. What the engine started and left
+    behind in its group is killed while the engine is still unreaped, so that the group id
+    cannot have been reused by then; last, the engine is reaped.
+    """
+    outbox.put("quit")
+    outbox.put(None)
+    for signal_number in (None, signal.SIGTERM, signal.SIGKILL):
+        if signal_number is not None:
+            _signal_group(proc, signal_number)
+        if exit_status(proc, grace) is not None:
+            break
+    _signal_group(proc, signal.SIGKILL)        # helpers the engine left behind
+    proc.wait()
+
+
+def exit_status(proc: "subprocess.Popen", seconds: float) -> Optional[str]:
+    """How the process ended ("exit code 3", "signal 9"), waiting up to `seconds`; None if it
+    is still running. Where the platform allows, the process is left unreaped."""
+    if proc.returncode is None and not hasattr(os, "waitid"):
+        try:
+            proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+    deadline = _time.monotonic() + seconds
+    while proc.returncode is None:
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:          # reaped meanwhile: returncode says how
+            proc.poll()
+            break
+        if info is not None:
+            exited = info.si_code == os.CLD_EXITED
+            return f"exit code {info.si_status}" if exited else f"signal {info.si_status}"
+        if _time.monotonic() >= deadline:
+            return None
+        _time.sleep(0.02)
+    code = proc.returncode
+    if code is None:
+        return None
+    return f"signal {-code}" if code < 0 else f"exit code {code}"
+
+
+def _signal_group(proc: "subprocess.Popen", signal_number: int) -> None:
+    """Send a signal to the engine's process group (to the engine alone where there are no
+    groups), only while the engine is unreaped, so that the group id is still its own."""
+    if proc.returncode is not None:
+        return
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal_number)
+        else:
+            proc.send_signal(signal_number)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 class CmdAgent(Agent):
     """An external engine that speaks Caravan's protocol (docs/protocol.md). It is given
-    only the seat's view (`position <game> view <json>`) and answers `bestmove`."""
+    only the seat's view (`position <game> view <json>`) and answers `bestmove`.
+
+    The process starts here; the `uci` handshake happens before the first move. Every answer
+    must come within `timeout` seconds (plus the move time, for a time budget), be UTF-8 and
+    be a legal move, or `choose` raises AgentFailure. `close()` ends the engine (also at
+    interpreter exit, for callers that forget).
+    """
 
     name = "cmd"
 
     def __init__(self, program: str, seed: int = 0, iterations: int = 0, time: float = 0.0,
-                 timeout: float = 60.0) -> None:
-        import queue
-        import shlex
-        import subprocess
-        import threading
-
-        self.program = program
+                 timeout: float = DEFAULT_ENGINE_TIMEOUT) -> None:
+        self.program, self.seed = program, seed
         self.iterations, self.time, self.timeout = iterations, time, timeout
+        argv = program_argv(program)
         try:
-            self.proc = subprocess.Popen(shlex.split(program), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         text=True, bufsize=1)
-        except (OSError, ValueError) as e:
+            self.engine = EngineProcess(argv, program)
+        except OSError as e:
             raise ValueError(f"cannot start engine {program!r}: {e}") from None
-        self.lines: "queue.Queue" = queue.Queue()
+        self.ready = False
 
-        def pump() -> None:
-            for line in self.proc.stdout:
-                self.lines.put(line.rstrip("\n"))
-            self.lines.put(None)
-
-        threading.Thread(target=pump, daemon=True).start()
-        self._send("uci")
-        self._until("uciok")
-        self._send(f"setoption name Seed value {seed % (2**63)}")
-
-    def _send(self, line: str) -> None:
-        try:
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise RuntimeError(f"engine {self.program!r} has exited") from None
-
-    def _until(self, prefix: str) -> str:
-        import queue
-        import time as _time
-
-        deadline = _time.monotonic() + self.timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, deadline - _time.monotonic()))
-            except queue.Empty:
-                raise RuntimeError(f"engine {self.program!r} did not answer {prefix!r} "
-                                   "in time") from None
-            if line is None:
-                raise RuntimeError(f"engine {self.program!r} closed its output")
-            if line.startswith(prefix):
-                return line.strip()
+    def _handshake(self) -> None:
+        self.engine.send("uci")
+        self.engine.expect("uciok", self.timeout)
+        self.engine.send(f"setoption name Seed value {self.seed % (2**63)}")
+        self.ready = True
 
     def choose(self, state: GameCore) -> int:
         import json as _json
 
+        if not self.ready:
+            self._handshake()
         view = state.to_json(view=state.to_move)
-        self._send(f"position {state.game} view " + _json.dumps(view, separators=(",", ":")))
+        self.engine.send(f"position {state.game} view "
+                         + _json.dumps(view, separators=(",", ":")))
         go = "go"
         if self.iterations:
             go += f" iterations {self.iterations}"
         if self.time:
             go += f" movetime {max(1, int(self.time * 1000))}"
-        self._send(go)
-        answer = self._until("bestmove").split()
-        if len(answer) < 2 or answer[1] == "(none)":
-            raise RuntimeError(f"engine {self.program!r} gave no move")
-        return state.parse_move(answer[1])
+        self.engine.send(go)
+        answer = self.engine.expect("bestmove", self.timeout + self.time)
+        return self._legal_move(state, answer)
+
+    def _legal_move(self, state: GameCore, answer: str) -> int:
+        words = answer.split()
+        text = words[1] if len(words) > 1 else ""
+        try:
+            move = state.parse_move(text)
+        except ValueError:
+            move = None
+        if move is None or move not in state.legal_moves():
+            shown = text if len(text) <= 40 else text[:39] + "~"
+            raise AgentFailure("illegal move", f"engine {self.program!r} played {shown!r}, "
+                                               f"not a legal move for seat {state.to_move}")
+        return move
 
     def describe(self) -> str:
-        return f"cmd:{self.program}"
+        options = {"iterations": self.iterations, "time": self.time}
+        if self.timeout != DEFAULT_ENGINE_TIMEOUT:
+            options["timeout"] = self.timeout
+        return str(AgentSpec("cmd", {k: v for k, v in options.items() if v}, self.program))
 
     def close(self) -> None:
-        try:
-            self._send("quit")
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
+        """End the engine: `quit`, then SIGTERM, then SIGKILL (see stop_process)."""
+        self.engine.close()
+
+
+def program_argv(program: str) -> List[str]:
+    """The command line of a `cmd:` program, split as a POSIX shell would (no shell runs)."""
+    try:
+        argv = shlex.split(program)
+    except ValueError as e:
+        raise ValueError(f"cmd program {program!r}: {e}") from None
+    if not argv:
+        raise ValueError("cmd needs a program: cmd:<program>, e.g. 'cmd:caravan uci'")
+    return argv
+
+
+def close_agents(agents: Sequence[Agent]) -> None:
+    """Close every agent that holds a process (cmd engines); the others need nothing."""
+    for agent in agents:
+        close = getattr(agent, "close", None)
+        if close is not None:
+            close()
 
 
 @dataclass
@@ -288,12 +482,17 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
 
 @dataclass
 class AgentSpec:
-    """A parsed agent spec: a kind and its options."""
+    """A parsed agent spec: a kind, its options and, for `cmd`, the engine's command line.
+
+    `str(spec)` is its spec text, which parses back to an equal spec.
+    """
 
     kind: str
     options: Dict[str, object] = field(default_factory=dict)
+    program: str = ""
 
     def build(self, seed: int) -> Agent:
+        """A fresh agent for one seat of one game, seeded with `seed`."""
         if self.kind == "random":
             return RandomAgent(seed)
         if self.kind == "heuristic":
@@ -303,15 +502,23 @@ class AgentSpec:
         if self.kind == "cheat":
             return CheatAgent(seed=seed, **self.options)  # type: ignore[arg-type]
         if self.kind == "cmd":
-            opts = dict(self.options)
-            program = str(opts.pop("program"))
-            return CmdAgent(program, seed=seed, **opts)  # type: ignore[arg-type]
+            return CmdAgent(self.program, seed=seed, **self.options)  # type: ignore[arg-type]
         return IsmctsAgent(seed=seed, **self.options)  # type: ignore[arg-type]
 
+    def check_program(self) -> None:
+        """For a `cmd` spec: ValueError unless its program can be found (nothing is started)."""
+        if self.kind != "cmd":
+            return
+        command = program_argv(self.program)[0]
+        if shutil.which(command) is None:
+            raise ValueError(f"cannot start engine {self.program!r}: {command!r} is not an "
+                             "executable program (give its path, or a name on PATH)")
+
     def __str__(self) -> str:
-        if not self.options:
-            return self.kind
-        return self.kind + ":" + ",".join(f"{k}={v}" for k, v in self.options.items())
+        items = [self.program] if self.kind == "cmd" else []
+        items += [f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}"
+                  for k, v in self.options.items()]
+        return self.kind + (":" + ",".join(items) if items else "")
 
 
 _BUDGET_OPTIONS = {k: _ISMCTS_OPTIONS[k] for k in ("iterations", "time", "c", "max_nodes")}
@@ -320,7 +527,9 @@ AGENT_KINDS = {
     "pimc": dict(_BUDGET_OPTIONS, worlds=_Option(int, lambda v: 1 <= v <= 10_000,
                                                  "an integer between 1 and 10,000")),
     "cheat": _BUDGET_OPTIONS,
-    "cmd": {k: _ISMCTS_OPTIONS[k] for k in ("iterations", "time")},
+    "cmd": dict({k: _ISMCTS_OPTIONS[k] for k in ("iterations", "time")},
+                timeout=_Option(float, lambda v: 0 < v <= 86400,
+                                "seconds, > 0 (how long the engine may take to answer)")),
 }
 
 
@@ -350,8 +559,13 @@ def _parse_options(kind: str, items: List[str]) -> Dict[str, object]:
 
 
 def parse_agent(spec: str) -> AgentSpec:
-    """Parse one spec such as `ismcts:iterations=2000,c=0.7` or `cmd:caravan uci`;
-    ValueError if it is bad."""
+    """Parse one spec such as `ismcts:iterations=2000,c=0.7` or `cmd:caravan uci,timeout=5`;
+    ValueError if it is bad.
+
+    For `cmd`, the program runs up to the first comma (it cannot contain one); the items
+    after it are options: `iterations=N`, `time=S` (the budget sent with each `go`) and
+    `timeout=S` (how long the engine may take to answer, default 60 s).
+    """
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip().lower()
     if kind not in AGENT_KINDS:
@@ -359,13 +573,9 @@ def parse_agent(spec: str) -> AgentSpec:
     items = rest.split(",")
     if kind != "cmd":
         return AgentSpec(kind, _parse_options(kind, items))
-    # cmd:<program>[,iterations=N][,time=S]: the program runs up to the first option
     program = items[0].strip()
-    if not program:
-        raise ValueError("cmd needs a program: cmd:<program>, e.g. 'cmd:caravan uci'")
-    options = _parse_options(kind, items[1:])
-    options["program"] = program
-    return AgentSpec(kind, options)
+    program_argv(program)                      # ValueError: empty, or unbalanced quotes
+    return AgentSpec(kind, _parse_options(kind, items[1:]), program)
 
 
 def parse_agent_list(text: str) -> List[AgentSpec]:

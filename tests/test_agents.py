@@ -5,7 +5,8 @@ import sys
 import pytest
 
 from engine.registry import GAMES
-from search.agents import CheatAgent, CmdAgent, HeuristicAgent, PimcAgent, RandomAgent
+from search.agents import (AGENT_KINDS, CheatAgent, CmdAgent, HeuristicAgent, PimcAgent,
+                           RandomAgent, parse_agent, parse_agent_list)
 from search.match import play_game
 
 
@@ -51,3 +52,69 @@ def test_cmd_agent_drives_an_external_engine_through_the_protocol():
 def test_cmd_agent_with_a_missing_program_is_a_clear_error():
     with pytest.raises(ValueError, match="cannot start engine"):
         CmdAgent("/nonexistent/engine-binary")
+
+
+# ---------------------------------------------------------------- specs: text -> spec -> text
+
+SAMPLE_VALUES = {
+    "iterations": ["1", "250", "2000", " 7 "], "time": ["0.5", "2", "1e-3", "86400", ".25"],
+    "c": ["0", "0.7", "1.4142135623730951", "100"], "mode": ["so", "mo", " mo"],
+    "max_nodes": ["1", "200000"], "workers": ["1", "4"], "score_weight": ["0", "0.5", "1"],
+    "worlds": ["1", "10"], "timeout": ["2", "0.25", "60", "3600.5"],
+}
+PROGRAMS = ["caravan uci", f"{shlex.quote(sys.executable)} -m engine.cli uci",
+            "/opt/My Engines/x", "'/opt/My Engines/x' --fast", "env A=1 engine",
+            "C:/engines/fast.exe", "./engine:v2 --flag=3", "engine  'two  spaces'"]
+
+
+def random_spec_text(rng):
+    """A spec as a person might type it: any kind, a random subset of its options in any
+    order, with random case and spaces."""
+    kind = rng.choice(sorted(AGENT_KINDS))
+    keys = rng.sample(sorted(AGENT_KINDS[kind]), rng.randint(0, len(AGENT_KINDS[kind])))
+    items = [f"{rng.choice([k, k.upper(), ' ' + k])}={rng.choice(SAMPLE_VALUES[k])}"
+             for k in keys]
+    if kind == "cmd":
+        items.insert(0, rng.choice(PROGRAMS))
+    head = rng.choice([kind, kind.upper(), " " + kind])
+    return head + (":" + ",".join(items) if items or rng.random() < 0.2 else "")
+
+
+def test_every_spec_the_parser_accepts_survives_str_and_parse():
+    import random
+    rng = random.Random(13)
+    texts = [random_spec_text(rng) for _ in range(3000)]
+    for text in texts:
+        spec = parse_agent(text)
+        again = parse_agent(str(spec))
+        assert again == spec, (text, str(spec))
+        assert str(again) == str(spec)
+    kinds = {parse_agent(t).kind for t in texts}
+    assert kinds == set(AGENT_KINDS)
+
+
+def test_agent_lists_survive_str_and_parse():
+    import random
+    rng = random.Random(14)
+    for _ in range(500):
+        specs = [parse_agent(random_spec_text(rng)) for _ in range(rng.randint(1, 5))]
+        assert parse_agent_list(",".join(str(s) for s in specs)) == specs
+
+
+def test_cmd_specs_keep_the_program_and_take_a_timeout():
+    spec = parse_agent("cmd:/opt/My\\ Engine/run --x=1,timeout=5,iterations=200")
+    assert spec.program == "/opt/My\\ Engine/run --x=1"
+    assert spec.options == {"timeout": 5.0, "iterations": 200}
+    assert str(spec) == "cmd:/opt/My\\ Engine/run --x=1,timeout=5.0,iterations=200"
+    assert [str(s) for s in parse_agent_list("cmd:engine uci,timeout=2,random")] == [
+        "cmd:engine uci,timeout=2.0", "random"]
+    for bad in ("cmd:", "cmd: ,timeout=2", "cmd:engine,timeout=0", "cmd:engine,timeout=nan",
+                "cmd:engine,timeout=inf", "cmd:'unbalanced", "cmd:engine,c=0.5"):
+        with pytest.raises(ValueError):
+            parse_agent(bad)
+
+
+def test_a_cmd_program_that_cannot_be_found_is_refused_before_starting():
+    parse_agent(f"cmd:{shlex.quote(sys.executable)} -m engine.cli uci").check_program()
+    with pytest.raises(ValueError, match="cannot start engine"):
+        parse_agent("cmd:/nonexistent/engine-binary uci").check_program()
