@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from cext.core import GameCore
 from engine.registry import new_game
-from search.agents import Agent
+from search.agents import Agent, AgentFailure
 
 
 @dataclass
 class GameRecord:
-    """Everything needed to replay and score a game."""
+    """Everything needed to replay and score a game.
+
+    `forfeit` is set when a seat's agent failed (see play_game): {"seat", "agent", "reason",
+    "message"}; the moves then stop there and `scores` are the scores at that moment.
+    """
 
     game: str
     players: int
@@ -21,6 +25,7 @@ class GameRecord:
     scores: List[int] = field(default_factory=list)
     ranking: List[int] = field(default_factory=list)
     rewards: List[float] = field(default_factory=list)
+    forfeit: Optional[dict] = None
 
 
 def agent_seed(match_seed: int, seat: int) -> int:
@@ -31,18 +36,30 @@ def agent_seed(match_seed: int, seat: int) -> int:
 def play_game(game: str, agents: Sequence[Agent], seed: int, players: Optional[int] = None,
               options: Optional[dict] = None,
               before_move: Optional[Callable[[GameCore], None]] = None,
-              on_move: Optional[Callable[[GameCore, int, int], None]] = None) -> GameRecord:
+              on_move: Optional[Callable[[GameCore, int, int], None]] = None,
+              forfeits: bool = False) -> GameRecord:
     """Play one game of `game` dealt from `seed` (with game `options`), agents[i] in seat i.
 
     `before_move(state)` and `on_move(state_after, player, move)` are called around every
-    move (for printing).
+    move (for printing). An agent that fails (AgentFailure: an external engine that crashed,
+    hung, played an illegal move or wrote invalid output) raises, unless `forfeits`: then it
+    loses the game there (see forfeit_outcome) and the record says why.
     """
     n = len(agents) if players is None else players
     state = new_game(game, n, seed, **(options or {}))
     record = GameRecord(game, n, seed, [a.describe() for a in agents])
     while not state.is_terminal():
         p = state.to_move
-        move = agents[p].choose(state)
+        try:
+            move = agents[p].choose(state)
+        except AgentFailure as failure:
+            if not forfeits:
+                raise
+            record.forfeit = {"seat": p, "agent": record.agents[p], "reason": failure.reason,
+                              "message": str(failure)}
+            record.scores = state.scores()
+            record.ranking, record.rewards = forfeit_outcome(n, p)
+            return record
         text = state.move_to_text(move)
         if before_move is not None:
             before_move(state)
@@ -54,3 +71,11 @@ def play_game(game: str, agents: Sequence[Agent], seed: int, players: Optional[i
     record.ranking = state.ranking()
     record.rewards = state.rewards()
     return record
+
+
+def forfeit_outcome(players: int, loser: int) -> Tuple[List[int], List[float]]:
+    """(ranking, rewards) when seat `loser` forfeits: it is last with nothing; the other
+    seats share first place and the win equally."""
+    ranking = [players if seat == loser else 1 for seat in range(players)]
+    rewards = [0.0 if seat == loser else 1.0 / (players - 1) for seat in range(players)]
+    return ranking, rewards
