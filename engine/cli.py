@@ -45,14 +45,19 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("game", help=f"one of: {', '.join(GAMES)}")
     a.add_argument("--players", type=int, default=None, help="number of players")
     a.add_argument("--agents", default=None,
-                   help="comma-separated agent specs (at most one per seat); with --ladder, "
-                        "the opponents (default: heuristic)")
+                   help="comma-separated agent specs, 2 up to one per seat (give one twice to "
+                        "play it against itself; default: ismcts,random); with --ladder, the "
+                        "opponents (default: heuristic). An external engine: "
+                        "cmd:<program>[,timeout=SECONDS] (default 60 s per answer; an engine "
+                        "that crashes, hangs, plays an illegal move or writes invalid UTF-8 "
+                        "loses that game), also iterations=N, time=S (docs/arena.md)")
     a.add_argument("--games", type=int, default=100, help="games to play (rounded up to whole "
                    "duplicate deals; default 100)")
     a.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
     a.add_argument("--workers", type=int, default=1, help="parallel workers (default 1: in process)")
     a.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
-    a.add_argument("--out", default=None, help="directory for game records, summary and plots")
+    a.add_argument("--out", default=None, help="directory for game records, summary and plots "
+                   "(created; checked before the first game)")
     a.add_argument("--sprt", default=None, help="elo0,elo1: stop when the SPRT decides (two agents)")
     a.add_argument("--ladder", default=None,
                    help="budget ladder, e.g. ismcts:iterations=250,1000,4000")
@@ -225,8 +230,8 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
 
 
 def cmd_arena(args: argparse.Namespace, out) -> int:
-    from search.arena import (format_summary, parse_ladder, plot_ladder, progress_bar,
-                              run_arena)
+    from search.arena import (ArenaProgress, check_specs, format_ladder, format_summary,
+                              prepare_out_dir, run_arena, run_ladder)
     from search.stats import Sprt
 
     info = game_info(args.game)
@@ -244,45 +249,24 @@ def cmd_arena(args: argparse.Namespace, out) -> int:
         except ValueError:
             raise ValueError("--sprt takes elo0,elo1, e.g. --sprt 0,50") from None
         sprt = Sprt(elo0, elo1)
+    if args.ladder and sprt is not None:
+        raise ValueError("--sprt and --ladder do not go together")
     runner_for = _arena_runner(args, info.name, players, options)
+    if args.out:
+        prepare_out_dir(args.out)             # before any game: one line and exit 2 if not
     if args.ladder:
-        if sprt is not None:
-            raise ValueError("--sprt and --ladder do not go together")
-        key, rungs = parse_ladder(args.ladder)
         opponents = [str(s) for s in parse_agent_list(args.agents or "heuristic")]
-        if 1 + len(opponents) > players:
-            raise ValueError(f"a rung and {len(opponents)} opponents do not fit {players} seats")
-        rows = []
-        for i, (value, spec) in enumerate(rungs):
-            specs = [spec] + opponents
-            sub_out = os.path.join(args.out, f"rung{i}") if args.out else None
-            result = run_arena(info.name, players, specs, args.games, args.seed,
-                               duplicate=not args.no_duplicate, options=options, out_dir=sub_out,
-                               progress=progress_bar(), runner=runner_for(specs))
-            print(format_summary(result), file=out)
-            row = result.summary()["agents"][0]
-            rows.append({"value": value, "agent": spec, "games": row["games"],
-                         "win_share": row["win_share"], "win_share_95": row["win_share_95"],
-                         "ordinal": row["openskill"]["ordinal"],
-                         "elo": result.summary().get("elo")})
-            if result.interrupted:
-                break
-        print(f"ladder over {key} against {', '.join(opponents)}:", file=out)
-        for r in rows:
-            lo, hi = r["win_share_95"]
-            print(f"  {key}={r['value']:<8} win share {r['win_share']:.3f} [{lo:.3f}, {hi:.3f}] "
-                  f"over {r['games']} games", file=out)
-        if args.out:
-            os.makedirs(args.out, exist_ok=True)
-            with open(os.path.join(args.out, "ladder.json"), "w", encoding="utf-8") as f:
-                json.dump({"game": info.name, "players": players, "key": key,
-                           "opponents": opponents, "rungs": rows}, f, indent=2)
-            plot_ladder(os.path.join(args.out, "ladder.png"), info.name, key, rows)
-        return 0
-    specs = [str(s) for s in parse_agent_list(args.agents or "ismcts,random")]
-    result = run_arena(info.name, players, specs, args.games, args.seed,
-                       duplicate=not args.no_duplicate, sprt=sprt, options=options,
-                       out_dir=args.out, progress=progress_bar(), runner=runner_for(specs))
+        ladder = run_ladder(info.name, players, args.ladder, opponents, args.games, args.seed,
+                            duplicate=not args.no_duplicate, options=options, out_dir=args.out,
+                            progress_for=ArenaProgress, runner_for=runner_for,
+                            on_rung=lambda result: print(format_summary(result), file=out))
+        print(format_ladder(ladder), file=out)
+        return 130 if ladder.interrupted else 0
+    specs = check_specs([str(s) for s in parse_agent_list(args.agents or "ismcts,random")])
+    with ArenaProgress(info.name) as progress:
+        result = run_arena(info.name, players, specs, args.games, args.seed,
+                           duplicate=not args.no_duplicate, sprt=sprt, options=options,
+                           out_dir=args.out, progress=progress, runner=runner_for(specs))
     print(format_summary(result), file=out)
     return 130 if result.interrupted else 0
 

@@ -11,12 +11,14 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, TextIO
 
 from engine.registry import game_info
-from search.agents import parse_agent
+from search.agents import Agent, close_agents, parse_agent
 from search.match import play_game
 from search.stats import EloEstimate, Sprt, elo_estimate, mean, wilson
 
@@ -75,36 +77,60 @@ def deal_seed(arena_seed: int, deal: int) -> int:
 
 def play_task(game: str, players: int, specs: Sequence[str], task: GameTask, arena_seed: int,
               options: Optional[dict] = None) -> dict:
-    """Play one arena game and return its record as a JSON-able dict (runs in any process)."""
+    """Play one arena game and return its record as a JSON-able dict (runs in any process).
+
+    An external engine that fails loses the game (the record's "forfeit" says which seat and
+    why); every engine is closed before this returns, whatever happens.
+    """
     parsed = [parse_agent(s) for s in specs]
-    agents = [parsed[a].build(task.agent_seed(arena_seed, seat)) for seat, a in enumerate(task.seats)]
+    agents: List[Agent] = []
     t0 = time.perf_counter()
     try:
-        rec = play_game(game, agents, task.game_seed, players, options=options)
+        for seat, a in enumerate(task.seats):
+            agents.append(parsed[a].build(task.agent_seed(arena_seed, seat)))
+        rec = play_game(game, agents, task.game_seed, players, options=options, forfeits=True)
     finally:
-        for agent in agents:
-            close = getattr(agent, "close", None)
-            if close:
-                close()
+        close_agents(agents)
     return {
         "game": game, "players": players, "number": task.number, "deal": task.deal,
         "lineup": task.lineup, "seed": task.game_seed, "seats": [specs[a] for a in task.seats],
         "agent_of_seat": list(task.seats), "moves": rec.moves, "scores": rec.scores,
-        "ranking": rec.ranking, "rewards": rec.rewards, "seconds": time.perf_counter() - t0,
+        "ranking": rec.ranking, "rewards": rec.rewards, "forfeit": rec.forfeit,
+        "seconds": time.perf_counter() - t0,
     }
 
 
 @dataclass
 class AgentTally:
+    """One agent's results so far."""
+
     name: str
     games: int = 0
     wins: float = 0.0            # win share summed: a shared win counts 1/k
     scores: List[float] = field(default_factory=list)
     ranks: List[int] = field(default_factory=list)
+    forfeits: Counter = field(default_factory=Counter)     # reason -> games lost by forfeit
+    forfeit_examples: Dict[str, str] = field(default_factory=dict)  # reason -> first message
+
+
+def agent_labels(specs: Sequence[str]) -> List[str]:
+    """Names for the agents of a match: the spec, numbered (`ismcts #2`) when a spec occurs
+    more than once (an agent against a copy of itself)."""
+    counts = Counter(specs)
+    seen: Counter = Counter()
+    labels = []
+    for spec in specs:
+        seen[spec] += 1
+        labels.append(f"{spec} #{seen[spec]}" if counts[spec] > 1 else spec)
+    return labels
 
 
 class Tally:
-    """Running results of a match: per agent, pairwise (two agents) and openskill ratings."""
+    """Running results of a match: per agent, pairwise (two agents) and openskill ratings.
+
+    Ratings: every game's outcome is rated in the order the games finish, with openskill's
+    Plackett-Luce model; an agent in several seats of one game counts with its best rank.
+    """
 
     def __init__(self, names: Sequence[str]) -> None:
         from openskill.models import PlackettLuce
@@ -117,6 +143,7 @@ class Tally:
         self.records: List[dict] = []
 
     def add(self, record: dict) -> None:
+        """Count one finished game (a record as play_task returns it)."""
         self.records.append(record)
         seats = record["agent_of_seat"]
         best_rank: Dict[int, int] = {}
@@ -129,20 +156,37 @@ class Tally:
             t.games += 1
             t.wins += sum(record["rewards"][s] for s, b in enumerate(seats) if b == a)
             t.ranks.append(rank)
-        present = sorted(best_rank)
-        if len(present) > 1:
-            teams = [[self.ratings[a]] for a in present]
-            new = self.model.rate(teams, ranks=[best_rank[a] for a in present])
-            for a, team in zip(present, new):
-                self.ratings[a] = team[0]
+        self._count_forfeit(record)
+        self._rate(best_rank)
         if len(self.names) == 2 and 0 in best_rank and 1 in best_rank:
             r0, r1 = best_rank[0], best_rank[1]
             self.wdl[0 if r0 < r1 else 1 if r0 == r1 else 2] += 1
 
+    def _count_forfeit(self, record: dict) -> None:
+        forfeit = record.get("forfeit")
+        if not forfeit:
+            return
+        t = self.agents[record["agent_of_seat"][forfeit["seat"]]]
+        t.forfeits[forfeit["reason"]] += 1
+        t.forfeit_examples.setdefault(
+            forfeit["reason"], f"game {record['number']}, seat {forfeit['seat']}: "
+                               f"{forfeit['message']}")
+
+    def _rate(self, best_rank: Dict[int, int]) -> None:
+        present = sorted(best_rank)
+        if len(present) < 2:
+            return
+        teams = [[self.ratings[a]] for a in present]
+        new = self.model.rate(teams, ranks=[best_rank[a] for a in present])
+        for a, team in zip(present, new):
+            self.ratings[a] = team[0]
+
     def elo(self) -> Optional[EloEstimate]:
+        """Elo of agent 0 over agent 1 from their W/D/L, when there are exactly two agents."""
         return elo_estimate(*self.wdl) if len(self.names) == 2 else None
 
     def summary(self) -> dict:
+        """Per-agent results, openskill ratings, forfeits and (two agents) Elo, as JSON."""
         rows = []
         for a, t in enumerate(self.agents):
             low, high = wilson(t.wins, t.games)
@@ -152,6 +196,7 @@ class Tally:
                 "win_share": t.wins / t.games if t.games else 0.0, "win_share_95": [low, high],
                 "mean_score": mean(t.scores), "mean_rank": mean(t.ranks),
                 "openskill": {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()},
+                "forfeits": dict(t.forfeits),
             })
         out = {"games": len(self.records), "agents": rows}
         e = self.elo()
@@ -162,6 +207,7 @@ class Tally:
         return out
 
     def progress_text(self) -> str:
+        """The running win shares, short: for progress lines."""
         parts = []
         for t in self.agents:
             share = t.wins / t.games if t.games else 0.0
@@ -211,21 +257,23 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
               runner: Optional[Runner] = None) -> ArenaResult:
     """Play a match and return its results; Ctrl-C ends it early with what was played.
 
-    `specs` are agent specs (K <= players of them). With `sprt` (two agents) the match stops
-    as soon as the test decides. `out_dir` receives games.jsonl as the games finish.
+    `specs` are 2 to `players` agent specs (give one twice to play it against itself). With
+    `sprt` (two agents) the match stops as soon as the test decides. `out_dir` receives
+    games.jsonl as the games finish. Every check (specs, programs, `out_dir`) is made before
+    the first game: ValueError.
     """
     info = game_info(game)
     info.check_players(players)
-    specs = [str(parse_agent(s)) for s in specs]          # validates every spec up front
+    specs = check_specs(specs)
     if sprt is not None and len(specs) != 2:
         raise ValueError("--sprt compares exactly two agents")
     tasks = plan(len(specs), players, games, seed, duplicate)
-    tally = Tally(specs)
-    result = ArenaResult(info.name, players, list(specs), len(tasks), tally)
-    records_file = None
     if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        records_file = open(os.path.join(out_dir, "games.jsonl"), "w", encoding="utf-8")
+        prepare_out_dir(out_dir)
+    tally = Tally(agent_labels(specs))
+    result = ArenaResult(info.name, players, list(specs), len(tasks), tally)
+    records_file = open(os.path.join(out_dir, "games.jsonl"), "w", encoding="utf-8") \
+        if out_dir else None
     run = runner or local_runner(info.name, players, specs, seed, options)
     t0 = time.perf_counter()
     try:
@@ -237,11 +285,8 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
             if progress:
                 progress(tally, len(tasks))
             if sprt is not None:
-                decision = sprt.decide(*tally.wdl)
-                result.sprt = {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
-                               "beta": sprt.beta, "llr": sprt.llr(*tally.wdl),
-                               "bounds": list(sprt.bounds), "decision": decision}
-                if decision is not None:
+                result.sprt = sprt_state(sprt, tally.wdl)
+                if result.sprt["decision"] is not None:
                     break
     except KeyboardInterrupt:
         result.interrupted = True
@@ -257,7 +302,39 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
     return result
 
 
+def check_specs(specs: Sequence[str]) -> List[str]:
+    """The specs as their canonical text; ValueError if one is bad, if a `cmd` program cannot
+    be found, or if there are fewer than two (the arena compares agents)."""
+    parsed = [parse_agent(s) for s in specs]
+    if len(parsed) < 2:
+        alone = str(parsed[0]) if parsed else "ismcts"
+        raise ValueError(f"the arena compares two or more agents, not {len(parsed)}; to play "
+                         f"an agent against itself give it twice: --agents {alone},{alone}")
+    for spec in parsed:
+        spec.check_program()
+    return [str(spec) for spec in parsed]
+
+
+def sprt_state(sprt: Sprt, wdl: Sequence[int]) -> dict:
+    """The SPRT's parameters, its log-likelihood ratio now and its decision (None: go on)."""
+    return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
+            "llr": sprt.llr(*wdl), "bounds": list(sprt.bounds), "decision": sprt.decide(*wdl)}
+
+
+def prepare_out_dir(path: str) -> None:
+    """Create the output directory and check that a file can be written in it; ValueError
+    (one readable line) if not."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        reason = e.strerror or str(e)
+        raise ValueError(f"cannot write the output directory {path!r}: {reason}") from None
+
+
 def write_summary(out_dir: str, result: ArenaResult) -> None:
+    """summary.json and win_share.png in `out_dir`."""
     with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(result.summary(), f, indent=2)
     plot_win_shares(os.path.join(out_dir, "win_share.png"), result)
@@ -272,22 +349,32 @@ def _pyplot():
     return plt
 
 
+def _letter(i: int) -> str:
+    return chr(ord("A") + i) if i < 26 else str(i + 1)
+
+
 def plot_win_shares(path: str, result: ArenaResult) -> None:
-    """Bar chart: each agent's win share with its 95% interval."""
+    """Bar chart: each agent's win share with its 95% interval; bars lettered, the full
+    specs in a legend under the chart."""
     plt = _pyplot()
-    rows = result.tally.summary()["agents"]
-    fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(rows)), 3.5))
-    xs = range(len(rows))
+    summary = result.tally.summary()
+    rows = summary["agents"]
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(rows) + 3), 4))
     shares = [r["win_share"] for r in rows]
     err = [[max(0.0, s - r["win_share_95"][0]) for s, r in zip(shares, rows)],
            [max(0.0, r["win_share_95"][1] - s) for s, r in zip(shares, rows)]]
-    ax.bar(xs, shares, yerr=err, capsize=6, color="#c8894a")
-    ax.set_xticks(list(xs), [short(r["agent"], 18) for r in rows], fontsize=8)
+    colors = [f"C{i % 10}" for i in range(len(rows))]
+    for i, r in enumerate(rows):
+        ax.bar(i, shares[i], yerr=[[err[0][i]], [err[1][i]]], capsize=6, color=colors[i],
+               label=f"{_letter(i)}: {r['agent']}")
+    ax.set_xticks(range(len(rows)), [_letter(i) for i in range(len(rows))])
+    ax.axhline(1 / result.players, color="grey", linewidth=0.8, linestyle=":",
+               label=f"even share (1/{result.players})")
     ax.set_ylim(0, 1)
     ax.set_ylabel("win share (95% CI)")
-    ax.set_title(f"{result.game}, {result.players} players, {result.tally.summary()['games']} games")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    ax.set_title(f"{result.game}, {result.players} players, {summary['games']} games")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), fontsize=8, frameon=False)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -310,48 +397,159 @@ def parse_ladder(text: str):
     return key.strip().lower(), rungs
 
 
-def plot_ladder(path: str, game: str, key: str, rows: List[dict]) -> None:
-    """Win share (with 95% interval) and openskill ordinal against the budget."""
+@dataclass
+class LadderResult:
+    """A budget ladder: one match per rung, each rung's agent against the same opponents."""
+
+    game: str
+    players: int
+    key: str
+    opponents: List[str]
+    rows: List[dict] = field(default_factory=list)
+    interrupted: bool = False
+
+
+def run_ladder(game: str, players: int, ladder: str, opponents: Sequence[str], games: int,
+               seed: int = 0, *, duplicate: bool = True, options: Optional[dict] = None,
+               out_dir: Optional[str] = None,
+               progress_for: Optional[Callable[[str], "ArenaProgress"]] = None,
+               runner_for: Optional[Callable[[List[str]], Optional[Runner]]] = None,
+               on_rung: Optional[Callable[[ArenaResult], None]] = None) -> LadderResult:
+    """Play each rung of `ladder` (`ismcts:iterations=250,1000,4000`) against `opponents`.
+
+    Rung i's records go to `out_dir`/rung<i>; ladder.json and ladder.png to `out_dir`.
+    `progress_for(label)` makes each rung's progress display, `runner_for(specs)` its runner,
+    and `on_rung(result)` is called as each rung ends. Ctrl-C stops after the current rung.
+    """
+    key, rungs = parse_ladder(ladder)
+    opponents = check_specs([rungs[0][1]] + list(opponents))[1:]
+    if 1 + len(opponents) > players:
+        raise ValueError(f"a rung and {len(opponents)} opponents do not fit {players} seats")
+    if out_dir:
+        prepare_out_dir(out_dir)
+    ladder_result = LadderResult(game, players, key, opponents)
+    for i, (value, spec) in enumerate(rungs):
+        specs = [spec] + opponents
+        progress = progress_for(f"{key}={value}") if progress_for else None
+        try:
+            result = run_arena(game, players, specs, games, seed, duplicate=duplicate,
+                               options=options, progress=progress,
+                               out_dir=os.path.join(out_dir, f"rung{i}") if out_dir else None,
+                               runner=runner_for(specs) if runner_for else None)
+        finally:
+            if progress is not None:
+                progress.close()
+        if on_rung:
+            on_rung(result)
+        ladder_result.rows.append(ladder_row(value, spec, result))
+        if result.interrupted:
+            ladder_result.interrupted = True
+            break
+    if out_dir:
+        write_ladder(out_dir, ladder_result)
+    return ladder_result
+
+
+def ladder_row(value: object, spec: str, result: ArenaResult) -> dict:
+    """One rung of a ladder: its budget, spec and the rung agent's results (agent 0)."""
+    summary = result.summary()
+    row = summary["agents"][0]
+    return {"value": value, "agent": spec, "games": row["games"],
+            "win_share": row["win_share"], "win_share_95": row["win_share_95"],
+            "openskill": row["openskill"], "ordinal": row["openskill"]["ordinal"],
+            "forfeits": row["forfeits"], "elo": summary.get("elo")}
+
+
+def format_ladder(ladder: LadderResult) -> str:
+    """The ladder's rungs, one line each."""
+    key = ladder.key
+    lines = [f"ladder over {key} against {', '.join(ladder.opponents)}:"]
+    for r in ladder.rows:
+        lo, hi = r["win_share_95"]
+        lines.append(f"  {key}={r['value']!s:<8} win share {r['win_share']:.3f} "
+                     f"[{lo:.3f}, {hi:.3f}] over {r['games']} games   {r['agent']}")
+    return "\n".join(lines)
+
+
+def write_ladder(out_dir: str, ladder: LadderResult) -> None:
+    """ladder.json and ladder.png in `out_dir`."""
+    with open(os.path.join(out_dir, "ladder.json"), "w", encoding="utf-8") as f:
+        json.dump({"game": ladder.game, "players": ladder.players, "key": ladder.key,
+                   "opponents": ladder.opponents, "rungs": ladder.rows,
+                   "interrupted": ladder.interrupted}, f, indent=2)
+    plot_ladder(os.path.join(out_dir, "ladder.png"), ladder.game, ladder.key, ladder.rows,
+                ladder.opponents)
+
+
+def budget_scale(values: Sequence[object]) -> str:
+    """How to lay out a ladder's budgets: "log" when they are positive numbers that grow by a
+    factor of 1.5 or more at every step (doubling budgets), "linear" for other numbers,
+    "category" for anything else (e.g. mode=so,mo)."""
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return "category"
+    ordered = sorted(float(v) for v in values)           # type: ignore[arg-type]
+    if ordered[0] > 0 and all(b >= 1.5 * a for a, b in zip(ordered, ordered[1:])):
+        return "log"
+    return "linear"
+
+
+def plot_ladder(path: str, game: str, key: str, rows: List[dict],
+                opponents: Sequence[str] = ()) -> None:
+    """Win share (with 95% interval) and openskill ordinal against the budget `key`: the
+    budget on the x axis (log scale where budgets double), each rung's full spec in a legend."""
     plt = _pyplot()
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.5))
-    xs = [r["value"] for r in rows]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    values = [r["value"] for r in rows]
+    scale = budget_scale(values)
+    xs = list(range(len(rows))) if scale == "category" else values
     ys = [r["win_share"] for r in rows]
     err = [[max(0.0, y - r["win_share_95"][0]) for y, r in zip(ys, rows)],
            [max(0.0, r["win_share_95"][1] - y) for y, r in zip(ys, rows)]]
-    a1.errorbar(xs, ys, yerr=err, marker="o", capsize=5, color="#8a4a1c")
-    a1.set_xscale("log")
-    a1.set_xticks(xs, [str(x) for x in xs])
-    a1.minorticks_off()
+    a1.plot(xs, ys, color="#8a4a1c", linewidth=1, zorder=1)
+    a2.plot(xs, [r["ordinal"] for r in rows], color="#2e5e8a", linewidth=1, zorder=1)
+    for i, r in enumerate(rows):
+        a1.errorbar([xs[i]], [ys[i]], yerr=[[err[0][i]], [err[1][i]]], marker="o", capsize=5,
+                    color=f"C{i % 10}", label=r["agent"], zorder=2)
+        a2.plot([xs[i]], [r["ordinal"]], marker="s", color=f"C{i % 10}", zorder=2)
+    against = f" against {', '.join(opponents)}" if opponents else ""
+    for ax in (a1, a2):
+        if scale == "log":
+            ax.set_xscale("log")
+        ax.set_xticks(xs, [str(v) for v in values])
+        ax.minorticks_off()
+        ax.set_xlabel(key + (" (log scale)" if scale == "log" else ""))
     a1.set_ylim(0, 1)
-    a1.set_xlabel(key)
     a1.set_ylabel("win share (95% CI)")
-    a1.set_title(f"{game}: strength against budget")
-    a2.plot(xs, [r["ordinal"] for r in rows], marker="s", color="#2e5e8a")
-    a2.set_xscale("log")
-    a2.set_xticks(xs, [str(x) for x in xs])
-    a2.minorticks_off()
-    a2.set_xlabel(key)
+    a1.set_title(f"{game}: win share{against}", fontsize=10)
     a2.set_ylabel("openskill ordinal (mu - 3 sigma)")
+    a2.set_title(f"{game}: rating{against}", fontsize=10)
+    fig.legend(*a1.get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=1, fontsize=8, frameon=False, title="rungs")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
 def format_summary(result: ArenaResult) -> str:
+    """The match's results as a text table, then forfeits, Elo and the SPRT's verdict."""
     s = result.summary()
+    width = max([36] + [len(r["agent"]) for r in s["agents"]])
     lines = [f"{result.game}, {result.players} players: {s['games']} of {result.planned} games "
              f"in {result.seconds:.1f} s" + ("  (interrupted)" if result.interrupted else "")]
-    lines.append(f"{'agent':<36} {'games':>5}  {'win share [95% CI]':<22} {'score':>7} "
-                 f"{'rank':>5}  {'mu':>6} {'sigma':>6} {'ordinal':>7}")
+    lines.append(f"{'agent':<{width}} {'games':>5}  {'win share [95% CI]':<22} {'score':>7} "
+                 f"{'rank':>5}  {'mu':>7} {'sigma':>6} {'ordinal':>7} {'forfeits':>8}")
     for r in s["agents"]:
         lo, hi = r["win_share_95"]
         o = r["openskill"]
-        lines.append(f"{short(r['agent'], 36):<36} {r['games']:>5}  {r['win_share']:.3f} "
+        lines.append(f"{r['agent']:<{width}} {r['games']:>5}  {r['win_share']:.3f} "
                      f"[{lo:.3f}, {hi:.3f}]   {r['mean_score']:>7.2f} {r['mean_rank']:>5.2f}  "
-                     f"{o['mu']:>6.2f} {o['sigma']:>6.2f} {o['ordinal']:>7.2f}")
+                     f"{o['mu']:>7.3f} {o['sigma']:>6.3f} {o['ordinal']:>7.3f} "
+                     f"{sum(r['forfeits'].values()):>8}")
+    lines += format_forfeits(result.tally)
     e = result.tally.elo()
     if e is not None:
-        lines.append(f"Elo of {short(result.agents[0])} over {short(result.agents[1])}: {e}")
+        lines.append(f"Elo of {short(result.tally.names[0])} over "
+                     f"{short(result.tally.names[1])}: {e}")
     if result.sprt is not None:
         d = result.sprt["decision"]
         verdict = {"H1": f"H1 accepted: at least {result.sprt['elo1']:+g} Elo",
@@ -363,15 +561,93 @@ def format_summary(result: ArenaResult) -> str:
     return "\n".join(lines)
 
 
-def progress_bar(stream=sys.stderr) -> Callable[[Tally, int], None]:
-    """A one-line progress bar with the running win shares."""
-    def show(tally: Tally, total: int) -> None:
+def format_forfeits(tally: Tally) -> List[str]:
+    """Per agent that forfeited: how many games and why, with the first message per reason."""
+    lines = []
+    for t in tally.agents:
+        if not t.forfeits:
+            continue
+        reasons = ", ".join(f"{n} {reason}" for reason, n in t.forfeits.most_common())
+        lines.append(f"forfeits by {t.name}: {sum(t.forfeits.values())} ({reasons})")
+        for reason in t.forfeits:
+            lines.append(f"  {reason}: {t.forfeit_examples[reason]}")
+    return lines
+
+
+class ArenaProgress:
+    """Progress of a match on stderr, with the elapsed time, an estimate of the time left and
+    the running win shares.
+
+    On a terminal, a tqdm bar. Elsewhere (a log file, a pipe) one plain line at each tenth of
+    the games, or after `every_seconds` without one, and at the end. Call it with (tally,
+    total) after each game, as run_arena does; close() it (or use it as a context manager).
+    """
+
+    def __init__(self, label: str = "arena", stream: Optional[TextIO] = None,
+                 every_seconds: float = 10.0, clock: Callable[[], float] = time.monotonic
+                 ) -> None:
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.every_seconds = every_seconds
+        self.clock = clock
+        self.start = clock()
+        self.last_line = self.start
+        self.last_tenth = 0
+        self.printed = 0                     # games counted in the last plain line
+        self.latest = (0, 0, "")             # (done, total, text) of the last update
+        self.bar = None
+        isatty = getattr(self.stream, "isatty", None)
+        self.interactive = bool(isatty and isatty())
+
+    def __call__(self, tally: Tally, total: int) -> None:
         done = len(tally.records)
-        width = 24
-        filled = int(width * done / total) if total else width
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  "
-                     f"{tally.progress_text()}   ")
-        if done == total:
-            stream.write("\n")
-        stream.flush()
-    return show
+        self.latest = (done, total, tally.progress_text())
+        if self.interactive:
+            self._update_bar(done, total, tally.progress_text())
+        else:
+            self._maybe_print_line(done, total, tally.progress_text())
+
+    def _update_bar(self, done: int, total: int, text: str) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(total=total, desc=self.label, unit="game", file=self.stream,
+                            dynamic_ncols=True, leave=True)
+        self.bar.set_postfix_str(text, refresh=False)
+        self.bar.update(done - self.bar.n)
+
+    def _maybe_print_line(self, done: int, total: int, text: str) -> None:
+        now = self.clock()
+        tenth = done * 10 // total if total else 10
+        if tenth <= self.last_tenth and now - self.last_line < self.every_seconds \
+                and done < total:
+            return
+        self.last_tenth, self.last_line, self.printed = tenth, now, done
+        self.stream.write(self.line(done, total, now - self.start, text) + "\n")
+        self.stream.flush()
+
+    def line(self, done: int, total: int, elapsed: float, text: str) -> str:
+        """One plain progress line."""
+        from tqdm import tqdm
+
+        left = elapsed / done * (total - done) if done else 0.0
+        return (f"{self.label}: {done}/{total} games, {tqdm.format_interval(elapsed)} elapsed, "
+                f"about {tqdm.format_interval(left)} left; {text}")
+
+    def close(self) -> None:
+        """End the bar; in plain lines, say where a match that stopped early (SPRT, Ctrl-C)
+        ended, if the last line did not."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        done, total, text = self.latest
+        if not self.interactive and done > self.printed:
+            self.printed = done
+            self.stream.write(self.line(done, total, self.clock() - self.start, text) + "\n")
+            self.stream.flush()
+
+    def __enter__(self) -> "ArenaProgress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,4 +1,5 @@
 """The arena: seating, duplicate deals, records, outputs, SPRT stop and interruption."""
+import io
 import json
 import os
 import signal
@@ -10,7 +11,8 @@ from collections import Counter
 
 import pytest
 
-from search.arena import lineups, parse_ladder, plan, run_arena
+from search.arena import (ArenaProgress, Tally, agent_labels, budget_scale, format_summary,
+                          lineups, parse_ladder, plan, plot_ladder, run_arena)
 from search.stats import Sprt
 
 
@@ -99,6 +101,10 @@ def test_arena_command_with_ladder_writes_plots(tmp_path):
 
 @pytest.mark.parametrize("args", [
     ["arena", "khiva", "--agents", "ismcts,random,random,random"],
+    ["arena", "khiva", "--agents", "heuristic"],
+    ["arena", "khiva", "--agents", "random", "--ladder", "ismcts:iterations=5,10", "--sprt", "0,5"],
+    ["arena", "khiva", "--agents", "cmd:/nonexistent/engine uci,random"],
+    ["arena", "khiva", "--agents", "cmd:engine,timeout=0,random"],
     ["arena", "khiva", "--games", "0"], ["arena", "khiva", "--sprt", "50"],
     ["arena", "khiva", "--sprt", "50,0"], ["arena", "khiva", "--agents", "bogus"],
     ["arena", "khiva", "--ladder", "ismcts:iterations=5"], ["arena", "nope"],
@@ -107,7 +113,114 @@ def test_arena_command_with_ladder_writes_plots(tmp_path):
 def test_arena_usage_errors(args):
     r = caravan(*args)
     assert r.returncode == 2 and r.stderr.startswith("caravan: error:"), r.stderr
-    assert "Traceback" not in r.stderr
+    assert len(r.stderr.splitlines()) == 1 and r.stdout == ""
+
+
+@pytest.mark.parametrize("ladder", [[], ["--ladder", "ismcts:iterations=5,10"]])
+def test_an_out_directory_that_cannot_be_written_is_refused_before_any_game(tmp_path, ladder):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    r = caravan("arena", "khiva", "--players", "2", "--agents", "heuristic,random",
+                "--games", "2", "--out", str(blocker / "results"), *ladder)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("caravan: error: cannot write the output directory")
+    assert len(r.stderr.splitlines()) == 1 and r.stdout == ""
+
+
+def test_one_agent_alone_is_refused_and_one_given_twice_is_numbered():
+    with pytest.raises(ValueError, match="give it twice: --agents heuristic,heuristic"):
+        run_arena("khiva", 2, ["heuristic"], 2)
+    result = run_arena("khiva", 3, ["heuristic", "heuristic", "random"], 3, seed=2)
+    assert [r["agent"] for r in result.summary()["agents"]] == [
+        "heuristic #1", "heuristic #2", "random"]
+    assert agent_labels(["a", "b", "a"]) == ["a #1", "b", "a #2"]
+
+
+def synthetic_series(winners):
+    """A two-agent duel series: agent winners[i] wins game i; the seats alternate."""
+    tally = Tally(["strong", "weak"])
+    for i, winner in enumerate(winners):
+        seats = [0, 1] if i % 2 == 0 else [1, 0]
+        ranking = [1, 2] if seats[0] == winner else [2, 1]
+        tally.add({"number": i, "agent_of_seat": seats, "scores": [10, 5],
+                   "ranking": ranking, "rewards": [1.0 if r == 1 else 0.0 for r in ranking]})
+    return tally
+
+
+def test_openskill_ratings_separate_a_60_40_series():
+    tally = synthetic_series([0, 0, 1, 0, 1] * 20)          # 60 wins to 40, interleaved
+    strong, weak = (row["openskill"] for row in tally.summary()["agents"])
+    assert strong["mu"] > weak["mu"] + 1.5
+    assert strong["ordinal"] > weak["ordinal"] + 1.5
+    assert strong["sigma"] < 3 and weak["sigma"] < 3       # 100 games: confident ratings
+    even = synthetic_series([0, 1, 1, 0] * 25)              # 50-50
+    a, b = (row["openskill"]["mu"] for row in even.summary()["agents"])
+    assert abs(a - b) < 0.5
+
+
+def test_the_summary_shows_the_ratings_apart():
+    from search.arena import ArenaResult
+    tally = synthetic_series([0, 0, 1, 0, 1] * 20)
+    text = format_summary(ArenaResult("khiva", 2, ["strong", "weak"], 100, tally))
+    rows = [line.split() for line in text.splitlines() if line.startswith(("strong", "weak"))]
+    mu = {row[0]: float(row[-4]) for row in rows}
+    assert mu["strong"] - mu["weak"] > 1.5
+
+
+def fake_tally(done):
+    tally = Tally(["a", "b"])
+    tally.records = [{}] * done
+    return tally
+
+
+def test_progress_without_a_terminal_prints_a_line_each_tenth_or_ten_seconds():
+    now = [0.0]
+    stream = io.StringIO()
+    progress = ArenaProgress("khiva", stream=stream, clock=lambda: now[0])
+    for done in range(1, 51):
+        now[0] += 0.1
+        progress(fake_tally(done), 50)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 10
+    assert lines[0].startswith("khiva: 5/50 games, 00:00 elapsed, about 00:04 left; a 0.00")
+    assert lines[-1].startswith("khiva: 50/50 games")
+    stream = io.StringIO()
+    progress = ArenaProgress("slow", stream=stream, clock=lambda: now[0])
+    for done in range(1, 4):                      # 3 of 1000 games, a minute apart
+        now[0] += 60
+        progress(fake_tally(done), 1000)
+    assert len(stream.getvalue().splitlines()) == 3
+    assert "01:00 elapsed, about 16:39:00 left" in stream.getvalue().splitlines()[0]
+    progress(fake_tally(4), 1000)                 # stopped early (SPRT, Ctrl-C): said at close
+    progress.close()
+    assert stream.getvalue().splitlines()[-1].startswith("slow: 4/1000 games")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_terminal_is_a_tqdm_bar_with_the_time_left():
+    stream = _Terminal()
+    with ArenaProgress("khiva", stream=stream) as progress:
+        for done in range(1, 5):
+            progress(fake_tally(done), 4)
+    text = stream.getvalue()
+    assert "\r" in text and "4/4" in text and "a 0.00" in text
+    assert "<00:00" in text                         # elapsed<remaining, tqdm's format
+
+
+def test_ladder_budgets_on_a_log_axis_only_where_they_grow_geometrically(tmp_path):
+    assert budget_scale([250, 1000, 4000]) == "log"
+    assert budget_scale([0.25, 0.5, 1.0]) == "log"
+    assert budget_scale([100, 200, 250]) == "linear"
+    assert budget_scale([0.0, 0.5, 1.0]) == "linear"
+    assert budget_scale(["so", "mo"]) == "category"
+    rows = [{"value": v, "agent": f"ismcts:mode={v}", "win_share": 0.5,
+             "win_share_95": [0.3, 0.7], "ordinal": 1.0} for v in ("so", "mo")]
+    plot_ladder(str(tmp_path / "ladder.png"), "khiva", "mode", rows, ["heuristic"])
+    assert (tmp_path / "ladder.png").stat().st_size > 1000
 
 
 def test_ctrl_c_stops_cleanly_and_reports():
