@@ -204,6 +204,7 @@ class AgentFailure(RuntimeError):
 
 DEFAULT_ENGINE_TIMEOUT = 60.0
 CLOSE_GRACE_SECONDS = 1.0        # after `quit`, and again after SIGTERM, before escalating
+EXIT_WAIT_SECONDS = 5.0          # for the exit status of an engine that closed its output
 
 
 @dataclass(frozen=True)
@@ -292,7 +293,7 @@ class EngineProcess:
         raise AgentFailure(self.ended.reason, self.ended.message)
 
     def _exit_status(self) -> str:
-        status = exit_status(self.proc, CLOSE_GRACE_SECONDS)
+        status = exit_status(self.proc, EXIT_WAIT_SECONDS)
         return status or "closed its output"
 
     @property
