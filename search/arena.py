@@ -574,6 +574,18 @@ def format_forfeits(tally: Tally) -> List[str]:
     return lines
 
 
+def is_terminal(stream: TextIO) -> bool:
+    """Whether a bar can be drawn on `stream`: a terminal that reports a width (a terminal
+    of width 0, as some emulated ones report, would show tqdm nothing)."""
+    isatty = getattr(stream, "isatty", None)
+    if not (isatty and isatty()):
+        return False
+    try:
+        return os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, OSError, ValueError):    # no file descriptor: trust isatty
+        return True
+
+
 class ArenaProgress:
     """Progress of a match on stderr, with the elapsed time, an estimate of the time left and
     the running win shares.
@@ -596,8 +608,7 @@ class ArenaProgress:
         self.printed = 0                     # games counted in the last plain line
         self.latest = (0, 0, "")             # (done, total, text) of the last update
         self.bar = None
-        isatty = getattr(self.stream, "isatty", None)
-        self.interactive = bool(isatty and isatty())
+        self.interactive = is_terminal(self.stream)
 
     def __call__(self, tally: Tally, total: int) -> None:
         done = len(tally.records)
