@@ -3,14 +3,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from typing import List, Optional, Sequence
 
 from engine.registry import GAMES, all_options, game_info
-from search.agents import AgentSpec, parse_agent, parse_agent_list
+from engine import play
+from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
 from search.ismcts import DEFAULT_SCORE_WEIGHT
 from search.match import agent_seed, play_game
+
+EXIT_USAGE = 2           # a mistake in the command line
+EXIT_ENGINE_FAILED = 3   # an external (cmd:) engine crashed, hung or played an illegal move
 
 
 class UsageError(Exception):
@@ -22,19 +27,52 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above 0 (not nan, not inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > 86400:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 86400, not {text}")
+    return value
+
+
+def weight(text: str) -> float:
+    """An argparse type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text!r}") from None
+    if not 0.0 <= value <= 1.0:      # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, not {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="caravan", description="Game AI for Khiva, Khan of Khans, Taschkent "
                      "and Kilim.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     m = sub.add_parser("match", help="play one whole game between agents and print it")
     m.add_argument("game", nargs="?", default="khiva", help=f"one of: {', '.join(GAMES)}")
-    m.add_argument("--players", type=int, default=None, help="number of players")
+    m.add_argument("--players", type=positive_int, default=None, help="number of players")
     m.add_argument("--agents", default=None,
                    help="comma-separated agent specs, one per seat, e.g. "
                         "ismcts:iterations=2000,c=0.7,random,random (default: ismcts, then random)")
     m.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
     m.add_argument("--quiet", action="store_true", help="print only the final score table")
-    m.add_argument("--workers", type=int, default=1,
+    m.add_argument("--workers", type=positive_int, default=1,
                    help="search workers for ismcts agents (more than 1 runs on Ray)")
     m.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     for key, help_text in all_options().items():
@@ -43,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("uci", help="speak the UCI-style protocol on stdin/stdout (docs/protocol.md)")
     a = sub.add_parser("arena", help="play many games between agents and measure their strength")
     a.add_argument("game", help=f"one of: {', '.join(GAMES)}")
-    a.add_argument("--players", type=int, default=None, help="number of players")
+    a.add_argument("--players", type=positive_int, default=None, help="number of players")
     a.add_argument("--agents", default=None,
                    help="comma-separated agent specs, 2 up to one per seat (give one twice to "
                         "play it against itself; default: ismcts,random); with --ladder, the "
@@ -51,10 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "cmd:<program>[,timeout=SECONDS] (default 60 s per answer; an engine "
                         "that crashes, hangs, plays an illegal move or writes invalid UTF-8 "
                         "loses that game), also iterations=N, time=S (docs/arena.md)")
-    a.add_argument("--games", type=int, default=100, help="games to play (rounded up to whole "
+    a.add_argument("--games", type=positive_int, default=100, help="games to play (rounded up to whole "
                    "duplicate deals; default 100)")
     a.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
-    a.add_argument("--workers", type=int, default=1, help="parallel workers (default 1: in process)")
+    a.add_argument("--workers", type=positive_int, default=1, help="parallel workers (default 1: in process)")
     a.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     a.add_argument("--out", default=None, help="directory for game records, summary and plots "
                    "(created; checked before the first game)")
@@ -65,22 +103,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a fresh deal for every game instead of duplicate deals")
     for key, help_text in all_options().items():
         a.add_argument(f"--{key}", default=None, help=help_text)
+    p = sub.add_parser("play", help="play a game at the terminal against AI seats")
+    play.add_arguments(p, ", ".join(GAMES))
+    for key, help_text in all_options().items():
+        p.add_argument(f"--{key}", default=None, help=help_text)
     h = sub.add_parser("hint", help="rank the moves of the seat to move, with win-probability bars")
     h.add_argument("game", help=f"one of: {', '.join(GAMES)}")
-    h.add_argument("--players", type=int, default=None, help="number of players (seed form)")
+    h.add_argument("--players", type=positive_int, default=None, help="number of players (seed form)")
     h.add_argument("--seed", type=int, default=0, help="deal seed (seed form)")
     h.add_argument("--moves", default="", help="moves played since the deal, space-separated")
     h.add_argument("--view", default=None,
                    help="the position as one seat knows it: a JSON file, or JSON text")
-    h.add_argument("--iterations", type=int, default=None, help="search iterations (default 2000)")
-    h.add_argument("--time", type=float, default=None, help="search seconds")
-    h.add_argument("--top", type=int, default=5, help="how many moves to show (default 5)")
+    h.add_argument("--iterations", type=positive_int, default=None, help="search iterations (default 2000)")
+    h.add_argument("--time", type=seconds, default=None, help="search seconds")
+    h.add_argument("--top", type=positive_int, default=5, help="how many moves to show (default 5)")
     h.add_argument("--search-seed", type=int, default=0, help="seed of the search")
     h.add_argument("--mode", choices=("so", "mo"), default="so", help="node keying")
-    h.add_argument("--score-weight", type=float, default=DEFAULT_SCORE_WEIGHT,
+    h.add_argument("--score-weight", type=weight, default=DEFAULT_SCORE_WEIGHT,
                    help="share of the search reward that is the score margin, 0-1 "
                         f"(default {DEFAULT_SCORE_WEIGHT})")
-    h.add_argument("--workers", type=int, default=1, help="search workers (more than 1: Ray)")
+    h.add_argument("--workers", type=positive_int, default=1, help="search workers (more than 1: Ray)")
     h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     return parser
 
@@ -133,10 +175,13 @@ def cmd_match(args: argparse.Namespace, out) -> int:
     for seat, agent in enumerate(agents):
         print(f"  P{seat}: {agent.describe()}", file=out)
     printer = _GamePrinter(out) if not args.quiet else None
-    record = play_game(info.name, agents, args.seed, n, options=options,
-                       before_move=printer.before_move if printer else None,
-                       on_move=printer.on_move if printer else None)
-    _print_table(out, record, agents)
+    try:
+        record = play_game(info.name, agents, args.seed, n, options=options,
+                           before_move=printer.before_move if printer else None,
+                           on_move=printer.on_move if printer else None)
+    finally:
+        close_agents(agents)
+    play.print_score_table(out, record.ranking, record.scores, [a.describe() for a in agents])
     return 0
 
 
@@ -158,26 +203,39 @@ class _GamePrinter:
             print(state.render(), file=self.out)
 
 
-def _print_table(out, record, agents) -> None:
-    print("", file=out)
-    print("final scores", file=out)
-    header = f"{'rank':>4}  {'seat':<4}  {'agent':<36} {'score':>5}"
-    print(header, file=out)
-    order = sorted(range(record.players), key=lambda p: (record.ranking[p], p))
-    for p in order:
-        print(f"{record.ranking[p]:>4}  P{p:<3}  {agents[p].describe():<36} {record.scores[p]:>5}",
-              file=out)
-    winners = [p for p in range(record.players) if record.ranking[p] == 1]
-    if len(winners) == 1:
-        print(f"winner: P{winners[0]} ({agents[winners[0]].describe()})", file=out)
-    else:
-        print("shared win: " + ", ".join(f"P{p}" for p in winners), file=out)
-
-
 def cmd_hint(args: argparse.Namespace, out) -> int:
+    """Rank the moves of the seat to move, after showing the position as that seat sees it."""
     from search.suggest import Budget, suggest
 
     info = game_info(args.game)
+    state = _hint_position(info, args)
+    if state.is_terminal():
+        raise ValueError("the game is over: there is nothing to hint")
+    budget = Budget(args.iterations or (0 if args.time else 2000), args.time or 0.0)
+    if args.address:
+        os.environ["RAY_ADDRESS"] = args.address
+    seat = state.to_move
+    print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)
+    print(state.render(seat), file=out)
+    print("", file=out)
+    sug = suggest(state, budget, args.top, seed=args.search_seed, mode=args.mode,
+                  score_weight=args.score_weight, workers=args.workers, address=args.address)
+    print(f"hints for P{sug.player} ({sug.iterations:,} iterations in {sug.seconds:.2f} s), "
+          "ranked by visits: the moves the search chose most often first; win = its estimated "
+          "chance of winning after the move, score = its expected final score", file=out)
+    width = max(len(m.text) for m in sug.moves)
+    for m in sug.moves:
+        bar = "#" * round(m.win_probability * 20)
+        print(f"{m.rank:>2}. {m.text:<{width}}  {bar:<20} {m.win_probability:6.1%} win  "
+              f"score {m.expected_score:6.1f}  visits {m.visits:,}", file=out)
+    return 0
+
+
+def _hint_position(info, args: argparse.Namespace):
+    """The position `caravan hint` is asked about: a seat's view, or a deal and its moves."""
+    from engine.registry import from_view, new_game
+    from engine.validation import parse_json
+
     if args.view is not None:
         if args.players is not None or args.moves:
             raise ValueError("give either --view or --players/--seed/--moves, not both")
@@ -188,45 +246,19 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
                     text = f.read()
             except OSError as e:
                 raise ValueError(f"cannot read the view file {args.view}: {e.strerror}") from None
-        position = text
-        import json
+        view = parse_json(text, "view")
+        if view.get("game") != info.name:
+            raise ValueError(f"the view is not a {info.title} view")
+        return from_view(view)
+    if args.seed < 0:
+        raise ValueError(f"--seed must be non-negative, not {args.seed}")
+    state = new_game(info.name, args.players, args.seed)
+    for n, text in enumerate(args.moves.split(), 1):
         try:
-            if json.loads(text).get("game") != info.name:
-                raise ValueError(f"the view is not a {info.title} view")
-        except (json.JSONDecodeError, AttributeError):
-            raise ValueError("the view is not a JSON object") from None
-    else:
-        from engine.protocol import Engine, ProtocolError
-
-        words = ["players", str(args.players or info.default_players), "seed", str(args.seed)]
-        words += ["moves"] + args.moves.split() if args.moves.strip() else []
-        try:
-            position = Engine.position_from_seed(info, words)
-        except ProtocolError as e:
-            raise ValueError(str(e)) from None
-    if args.iterations is not None and args.iterations <= 0:
-        raise ValueError("--iterations must be positive")
-    if args.time is not None and args.time <= 0:
-        raise ValueError("--time must be positive")
-    if args.top < 1:
-        raise ValueError("--top must be positive")
-    budget = Budget(args.iterations or (0 if args.time else 2000), args.time or 0.0)
-    if args.workers < 1:
-        raise ValueError("--workers must be at least 1")
-    if not 0.0 <= args.score_weight <= 1.0:
-        raise ValueError("--score-weight must be between 0 and 1")
-    if args.address:
-        os.environ["RAY_ADDRESS"] = args.address
-    sug = suggest(position, budget, args.top, seed=args.search_seed, mode=args.mode,
-                  score_weight=args.score_weight, workers=args.workers, address=args.address)
-    print(f"{info.title}: hints for P{sug.player} ({sug.iterations:,} iterations in "
-          f"{sug.seconds:.2f} s)", file=out)
-    width = max(len(m.text) for m in sug.moves)
-    for m in sug.moves:
-        bar = "#" * round(m.win_probability * 20)
-        print(f"{m.rank:>2}. {m.text:<{width}}  {bar:<20} {m.win_probability:6.1%} win  "
-              f"score {m.expected_score:6.1f}  visits {m.visits:,}", file=out)
-    return 0
+            state.apply(text)
+        except ValueError as e:
+            raise ValueError(f"--moves: move {n} ({text[:40]}): {e}") from None
+    return state
 
 
 def cmd_arena(args: argparse.Namespace, out) -> int:
@@ -307,11 +339,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_hint(args, sys.stdout)
         if args.command == "arena":
             return cmd_arena(args, sys.stdout)
+        if args.command == "play":
+            return play.run(play.table_from_args(args, game_options(game_info(args.game), args)),
+                            sys.stdin, sys.stdout, args.hint_iterations)
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     except (UsageError, ValueError) as e:
         print(f"caravan: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except AgentFailure as e:      # an external engine failed: not a mistake of the caller
+        print(f"caravan: engine failed: {e}", file=sys.stderr)
+        return EXIT_ENGINE_FAILED
     except RuntimeError as e:      # e.g. Ray missing for --workers > 1
         print(f"caravan: error: {e}", file=sys.stderr)
         return 1

@@ -52,6 +52,15 @@ def test_duel_match():
     ["match", "khiva", "--seed", "x"],
     ["match", "khiva", "--seed", "-4"],
     ["match", "khiva", "--bogus"],
+    ["match", "khiva", "--players", "0"],
+    ["hint", "khiva", "--time", "nan"],
+    ["hint", "khiva", "--time", "inf"],
+    ["hint", "khiva", "--time", "-1"],
+    ["hint", "khiva", "--players", "0"],
+    ["hint", "khiva", "--iterations", "0"],
+    ["hint", "khiva", "--score-weight", "nan"],
+    ["hint", "khiva", "--moves", "play-W9-give-W1"],
+    ["arena", "khiva", "--players", "0", "--agents", "random,random"],
     ["frobnicate"],
     [],
 ])
@@ -76,3 +85,38 @@ def test_agent_list_grouping():
         parse_agent("random:iterations=5")
     with pytest.raises(ValueError):
         parse_agent("ismcts:iterations=0")
+
+
+def test_an_illegal_move_in_hint_lists_the_legal_moves():
+    r = caravan("hint", "khiva", "--players", "3", "--seed", "7", "--moves", "play-W5-give-W1 zzz")
+    assert r.returncode == 2
+    assert "move 2 (zzz)" in r.stderr and "legal: play-" in r.stderr
+
+
+def test_hint_shows_the_board_and_hand_it_hints_for_and_how_it_ranks():
+    r = caravan("hint", "khiva", "--players", "3", "--seed", "7", "--iterations", "300")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "as P0, the seat to move, sees it" in out
+    assert "hand: W1 W4 W5 G3 P4" in out and "hand: 5 cards" in out
+    assert "ranked by visits" in out
+    visits = [int(line.rsplit("visits ", 1)[1].replace(",", "")) for line in out.splitlines()
+              if " visits " in line and line.strip()[0].isdigit()]
+    assert len(visits) == 5 and visits == sorted(visits, reverse=True)
+
+
+def test_an_external_engine_that_fails_is_not_a_usage_error(tmp_path):
+    """A cmd: engine that answers an illegal move ends `caravan match` with exit code 3."""
+    engine = tmp_path / "liar.py"
+    engine.write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    w = line.split()\n"
+        "    if w and w[0] == 'uci': print('uciok', flush=True)\n"
+        "    elif w and w[0] == 'isready': print('readyok', flush=True)\n"
+        "    elif w and w[0] == 'go': print('bestmove play-Z9-give-Z8', flush=True)\n"
+        "    elif w and w[0] == 'quit': break\n")
+    spec = f"cmd:{sys.executable} {engine},timeout=30"
+    r = caravan("match", "khiva", "--players", "2", "--agents", f"{spec},random", "--quiet")
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    assert r.stderr.startswith("caravan: engine failed:") and "not a legal move" in r.stderr

@@ -1,0 +1,293 @@
+"""`caravan play`: people at a terminal play a game against AI seats.
+
+Each human turn shows the board as that seat sees it (never another seat's hidden cards), its
+hand, and the legal moves numbered; the human answers with a number or the move's notation,
+or one of the commands in HELP. The other seats' moves are told as each human may see them:
+with one human at once, with several (one keyboard passed around) when that human next sits
+down, behind a "pass the keyboard" prompt.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, TextIO, Tuple
+
+from cext.core import GameCore
+from engine.registry import GameInfo, game_info, new_game
+from search.agents import Agent, parse_agent_list
+from search.match import agent_seed
+
+HELP = """commands:
+  <number>      play the move with that number
+  <move>        play a move written in notation, e.g. {example}
+  hint [k]      the k best moves by the engine's search, with their win chances (default 3)
+  undo          take back your last decision (the game is replayed from the seed)
+  moves         list the legal moves again
+  board         show the board again
+  help          this text
+  quit          leave the game"""
+
+HINT_ITERATIONS = 2000
+
+
+class Quit(Exception):
+    """The player left (quit, or the end of input)."""
+
+
+@dataclass
+class Table:
+    """A game at the terminal: the position, how it was reached, and who sits where."""
+
+    info: GameInfo
+    players: int
+    seed: int
+    humans: List[int]
+    agents: Dict[int, Agent]
+    options: dict
+    state: GameCore = field(init=False)
+    history: List[Tuple[int, int]] = field(default_factory=list)   # (seat, move) since the deal
+    news: Dict[int, List[str]] = field(default_factory=dict)       # told to each human, not yet read
+
+    def __post_init__(self) -> None:
+        self.state = self.deal()
+        self.news = {h: [] for h in self.humans}
+
+    def deal(self) -> GameCore:
+        return new_game(self.info.name, self.players, self.seed, **self.options)
+
+    def play(self, seat: int, move: int) -> None:
+        """Apply `move` for `seat` and tell every human what it may see of it."""
+        before = self.state.clone()
+        self.state.apply(move)
+        self.history.append((seat, move))
+        for h in self.humans:
+            self.news[h] += _narration(self.state, before, seat, move, h)
+
+    def undo(self, seat: int) -> bool:
+        """Back to just before `seat`'s last decision, replaying the game from the seed."""
+        last = max((i for i, (s, _) in enumerate(self.history) if s == seat), default=None)
+        if last is None:
+            return False
+        kept = self.history[:last]
+        self.state, self.history = self.deal(), []
+        for s, m in kept:
+            self.state.apply(m)
+            self.history.append((s, m))
+        self.news = {h: [] for h in self.humans}
+        return True
+
+
+def _narration(after: GameCore, before: GameCore, seat: int, move: int, viewer: int) -> List[str]:
+    """What `viewer` may be told of `seat`'s move."""
+    try:
+        return list(after.narrate(before, seat, move, viewer=viewer))
+    except TypeError:              # a game whose narration has no viewer form tells nothing hidden
+        return [f"P{seat} moved"] if seat != viewer else []
+
+
+def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
+    """The options of `caravan play`."""
+    p.add_argument("game", help=f"one of: {games}")
+    p.add_argument("--players", type=int, default=None, help="number of players")
+    p.add_argument("--seat", type=int, default=None, help="your seat (default 0)")
+    p.add_argument("--seats", default=None,
+                   help="several people at one keyboard: their seats, e.g. 0,2")
+    p.add_argument("--agents", default=None,
+                   help="agent specs of the other seats in seat order; one spec serves them "
+                        "all (default: ismcts)")
+    p.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
+    p.add_argument("--hint-iterations", type=int, default=HINT_ITERATIONS,
+                   help=f"search iterations of `hint` (default {HINT_ITERATIONS})")
+
+
+def table_from_args(args: argparse.Namespace, options: dict) -> Table:
+    """Check the command line and seat everyone; ValueError for a mistake."""
+    info = game_info(args.game)
+    players = info.default_players if args.players is None else args.players
+    info.check_players(players)
+    if args.seed < 0:
+        raise ValueError(f"--seed must be non-negative, not {args.seed}")
+    if args.hint_iterations < 1:
+        raise ValueError("--hint-iterations must be positive")
+    if args.seat is not None and args.seats is not None:
+        raise ValueError("give --seat or --seats, not both")
+    humans = _seats(args.seats) if args.seats is not None else [0 if args.seat is None else args.seat]
+    for h in humans:
+        if not 0 <= h < players:
+            raise ValueError(f"seat {h} is not a seat of a {players}-player game (0-{players - 1})")
+    if len(set(humans)) != len(humans):
+        raise ValueError("a seat is listed twice in --seats")
+    ai_seats = [s for s in range(players) if s not in humans]
+    specs = parse_agent_list(args.agents or "ismcts") if ai_seats else []
+    if ai_seats and len(specs) not in (1, len(ai_seats)):
+        raise ValueError(f"{len(ai_seats)} AI seats but {len(specs)} agents in --agents "
+                         "(give one spec for all, or one per AI seat)")
+    agents = {s: (specs[i] if len(specs) > 1 else specs[0]).build(agent_seed(args.seed, s))
+              for i, s in enumerate(ai_seats)}
+    return Table(info, players, args.seed, sorted(humans), agents, options)
+
+
+def _seats(text: str) -> List[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--seats takes seat numbers separated by commas, not {text!r}") from None
+
+
+def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: int = HINT_ITERATIONS) -> int:
+    """Play the game to its end (or until a player quits); returns the exit code."""
+    names = {s: ("you" if len(table.humans) == 1 else f"human {s}") if s in table.humans
+             else table.agents[s].describe() for s in range(table.players)}
+    print(f"{table.info.title}, {table.players} players, seed {table.seed}", file=out)
+    for s in range(table.players):
+        print(f"  P{s}: {names[s]}", file=out)
+    print("Type help for the commands.", file=out)
+    at_keyboard: Optional[int] = table.humans[0] if len(table.humans) == 1 else None
+    try:
+        while not table.state.is_terminal():
+            seat = table.state.to_move
+            if seat in table.agents:
+                table.play(seat, table.agents[seat].choose(table.state))
+                if at_keyboard is not None:
+                    _tell(table, at_keyboard, out)
+                continue
+            if at_keyboard != seat:
+                _pass_keyboard(seat, inp, out)
+                at_keyboard = seat
+            _tell(table, seat, out)
+            _human_turn(table, seat, inp, out, hint_iterations)
+            if len(table.humans) == 1:
+                _tell(table, seat, out)
+    except Quit as q:
+        print(str(q), file=out)
+        return 0
+    for h in table.humans:
+        table.news[h].clear()
+    print("", file=out)
+    print(table.state.render(), file=out)      # the game is over: everything may be shown
+    print_score_table(out, table.state.ranking(), table.state.scores(),
+                      [names[s] for s in range(table.players)])
+    return 0
+
+
+def _tell(table: Table, seat: int, out: TextIO) -> None:
+    for line in table.news[seat]:
+        print(line, file=out)
+    table.news[seat].clear()
+
+
+def _pass_keyboard(seat: int, inp: TextIO, out: TextIO) -> None:
+    """Hide the last player's hand before the next one sits down."""
+    print("\n" * 40 + f"=== Pass the keyboard to P{seat}, then press Enter. ===", file=out,
+          flush=True)
+    if not inp.readline():
+        raise Quit("end of input: the game is left unfinished")
+    print("\n" * 40, file=out)
+
+
+def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint_iterations: int) -> None:
+    """Show the position to `seat` and read its decision (or a command) until it plays."""
+    _show(table.state, seat, out)
+    while True:
+        moves = table.state.legal_moves()
+        print(f"P{seat}> ", end="", file=out, flush=True)
+        line = inp.readline()
+        if not line:
+            raise Quit("end of input: the game is left unfinished")
+        if not _interactive(inp):
+            print(line.rstrip("\n"), file=out)      # a transcript reads like a session
+        words = line.split()
+        if not words:
+            continue
+        cmd = words[0].lower()
+        if cmd == "quit":
+            raise Quit("you left the game")
+        if cmd == "help":
+            print(HELP.format(example=table.state.move_to_text(moves[0])), file=out)
+        elif cmd == "moves":
+            _list_moves(table.state, out)
+        elif cmd == "board":
+            _show(table.state, seat, out)
+        elif cmd == "hint":
+            _hint(table.state, words[1:], out, hint_iterations)
+        elif cmd == "undo":
+            if table.undo(seat):
+                print("Taken back to your previous decision.", file=out)
+                if table.state.to_move != seat or table.state.is_terminal():
+                    return                     # the replayed game continues from there
+                _show(table.state, seat, out)
+            else:
+                print("Nothing to undo: you have not decided anything yet.", file=out)
+        else:
+            move = _read_move(table.state, line.strip(), moves, out)
+            if move is not None:
+                table.play(seat, move)
+                return
+
+
+def _interactive(inp: TextIO) -> bool:
+    try:
+        return inp.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _read_move(state: GameCore, text: str, moves: List[int], out: TextIO) -> Optional[int]:
+    if text.isdigit():
+        k = int(text)
+        if 1 <= k <= len(moves):
+            return moves[k - 1]
+        print(f"There is no move {k}: choose 1 to {len(moves)}.", file=out)
+        return None
+    try:
+        return state.parse_move(text)
+    except ValueError:
+        print(f"{text[:40]!r} is not a legal move or a command (type help).", file=out)
+        return None
+
+
+def _show(state: GameCore, seat: int, out: TextIO) -> None:
+    print("", file=out)
+    print(state.render(seat), file=out)
+    print(f"You are P{seat}. Your moves:", file=out)
+    _list_moves(state, out)
+
+
+def _list_moves(state: GameCore, out: TextIO) -> None:
+    texts = [state.move_to_text(m) for m in state.legal_moves()]
+    width = max(len(t) for t in texts) + len(str(len(texts))) + 4
+    per_line = max(1, 96 // width)
+    for i in range(0, len(texts), per_line):
+        print("".join(f"{k + 1:>{len(str(len(texts)))}}. {texts[k]:<{width - len(str(len(texts))) - 2}}"
+                      for k in range(i, min(i + per_line, len(texts)))).rstrip(), file=out)
+
+
+def _hint(state: GameCore, args: List[str], out: TextIO, iterations: int) -> None:
+    from search.suggest import suggest
+
+    try:
+        k = int(args[0]) if args else 3
+        if k < 1:
+            raise ValueError
+    except ValueError:
+        print("usage: hint [k], k a positive number", file=out)
+        return
+    sug = suggest(state, iterations, k, seed=len(state.legal_moves()))
+    for m in sug.moves:
+        print(f"  {m.rank}. {m.text:<24} {m.win_probability:6.1%} win  score {m.expected_score:5.1f}"
+              f"  ({m.visits} of {sug.iterations} iterations)", file=out)
+
+
+def print_score_table(out: TextIO, ranking: List[int], scores: List[float],
+                      names: List[str]) -> None:
+    """Final places, best first, with each seat's score and who played it."""
+    print("", file=out)
+    print("final scores", file=out)
+    print(f"{'rank':>4}  {'seat':<4}  {'player':<36} {'score':>5}", file=out)
+    for p in sorted(range(len(ranking)), key=lambda p: (ranking[p], p)):
+        print(f"{ranking[p]:>4}  P{p:<3}  {names[p]:<36} {scores[p]:>5}", file=out)
+    winners = [p for p in range(len(ranking)) if ranking[p] == 1]
+    if len(winners) == 1:
+        print(f"winner: P{winners[0]} ({names[winners[0]]})", file=out)
+    else:
+        print("shared win: " + ", ".join(f"P{p}" for p in winners), file=out)

@@ -1,0 +1,69 @@
+"""`caravan play` driven with scripted standard input, as a person at a terminal plays."""
+import subprocess
+import sys
+
+import pytest
+
+from engine.registry import GAMES
+
+
+def play(*args, script):
+    return subprocess.run([sys.executable, "-m", "engine.cli", "play", *args], input=script,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_whole_game_against_random_seats_by_move_numbers(game):
+    players = max(2, GAMES[game].min_players)
+    r = play(game, "--players", str(players), "--agents", "random", "--seed", "3",
+             script="1\n" * 3000)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "You are P0. Your moves:" in out and "P0> " in out
+    assert "final scores" in out and "winner" in out or "shared win" in out
+
+
+def test_commands_bad_input_hint_and_undo():
+    script = "help\nhint 2\nno-such-move\n999\nmoves\n1\nundo\nboard\nquit\n"
+    r = play("khiva", "--players", "3", "--agents", "random", "--seed", "5",
+             "--hint-iterations", "100", script=script)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "commands:" in out                                   # help
+    assert "  1. play-" in out and "% win" in out               # the hint lists ranked moves
+    assert "'no-such-move' is not a legal move" in out
+    assert "There is no move 999" in out
+    assert "Taken back to your previous decision." in out
+    assert out.count("turn 0, phase choose, to move: 0") >= 2   # undo returned to turn 0
+    assert out.rstrip().endswith("you left the game")
+
+
+def test_the_board_never_shows_another_seats_hand():
+    r = play("khiva", "--players", "3", "--agents", "random", "--seed", "5", script="quit\n")
+    out = r.stdout
+    assert "P0: score" in out and "hand: 5 cards" in out      # others' hands are counts only
+    board = [l for l in out.splitlines() if l.startswith(("  P1: score", "  P2: score"))]
+    assert board and all(l.endswith("hand: 5 cards") for l in board)
+
+
+def test_two_people_at_one_keyboard_pass_it_and_see_only_their_own_gifts():
+    script = "\n1\n\n1\n" + "\n1\n" * 3000
+    r = play("khiva", "--players", "3", "--seats", "0,1", "--agents", "random", "--seed", "2",
+             script=script)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "Pass the keyboard to P1" in out and "Pass the keyboard to P0" in out
+    reveal = next(l for l in out.splitlines() if l.startswith("turn 1: "))
+    assert "give-??" in reveal                # some gift is hidden from the seat being told
+    assert "final scores" in out
+
+
+@pytest.mark.parametrize("args", [["khiva", "--seat", "5"], ["khiva", "--seats", "0,0"],
+                                  ["khiva", "--players", "0"], ["chess"],
+                                  ["khiva", "--seat", "0", "--seats", "1"],
+                                  ["khiva", "--players", "4", "--agents", "random,random"]])
+def test_command_line_mistakes_are_one_line_and_exit_code_2(args):
+    r = play(*args, script="")
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("caravan: error:"), r.stderr
