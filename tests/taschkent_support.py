@@ -1,14 +1,16 @@
 """Helpers to build Taschkent positions for tests: to_json -> edit the dict -> from_json.
 
 Every helper moves components from one place to another, so a position built with them
-conserves every good, post, hut and card (from_json checks that).
+conserves every good, post, hut and card, and keeps it one the rules can reach: the turn
+counters follow the seat to move, a hand's cards were drawn by a cameleer that moved, the round
+track matches the round (from_json refuses anything else; docs/views/taschkent.md).
 """
 from __future__ import annotations
 
 import copy
 from typing import List
 
-from cext.taschkent import Taschkent
+from engine.games.taschkent import DERIVED, Taschkent
 
 CAMELS_OF = {"iron": ["iron"], "jade": ["jade"], "indigo": ["indigo1", "indigo2"]}
 FIELDS = ["outside", "horses", "cards", "iron", "indigo1", "jade", "carriage", "indigo2", "kalmyk"]
@@ -20,7 +22,16 @@ def fresh(players: int = 3, seed: int = 0) -> dict:
 
 
 def build(d: dict) -> Taschkent:
-    return Taschkent.from_json(d)
+    return Taschkent.from_json(without_derived(d))
+
+
+def without_derived(d: dict) -> dict:
+    """`d` without the fields the loader derives (counts, flags, each seat's hut): after an
+    edit they would be stale, and a stale derived field is refused."""
+    d = {k: v for k, v in d.items() if k not in DERIVED}
+    d["player_state"] = [{k: v for k, v in ps.items() if k not in DERIVED}
+                         for ps in d["player_state"]]
+    return d
 
 
 def ps(d: dict, p: int) -> dict:
@@ -29,14 +40,6 @@ def ps(d: dict, p: int) -> dict:
 
 def hut(d: dict, name: str) -> dict:
     return next(h for h in d["huts"] if h["id"] == name)
-
-
-def clear_goods_from_huts(d: dict) -> None:
-    """Return the set-up goods on the huts to their camels (an empty map)."""
-    for h in d["huts"]:
-        for g in h["goods"]:
-            d["camels"][CAMELS_OF[g][0]] += 1
-        h["goods"] = []
 
 
 def hut_to(d: dict, name: str, at: str) -> None:
@@ -90,12 +93,13 @@ def set_supply(d: dict, p: int, k: int) -> None:
 
 
 def give_action(d: dict, p: int, card: str) -> None:
-    """Move one action card of type `card` from the pile to p's hand."""
+    """Move one action card of type `card` from the pile to p's hand. A card is drawn on
+    field 2, so a cameleer still outside the caravan goes there."""
     d["action_pile"].remove(card)
-    d["action_pile_count"] -= 1
     ac = ps(d, p).setdefault("action_cards", {})
     ac[card] = ac.get(card, 0) + 1
-    ps(d, p)["action_card_count"] += 1
+    if ps(d, p)["cameleer"] == "outside":
+        ps(d, p)["cameleer"] = "cards"
 
 
 def pile_top(d: dict, card: str) -> None:
@@ -108,7 +112,6 @@ def give_trading(d: dict, p, cards: List[str]) -> None:
     """Move trading cards from the face-down pile to p's cards (p = "virtual" for the virtual player)."""
     for c in cards:
         d["trading_pile"].remove(c)
-        d["trading_pile_count"] -= 1
         if p == "virtual":
             d["virtual_cards"][c] += 1
         else:
@@ -121,28 +124,49 @@ def set_display(d: dict, cards: List[str]) -> None:
     for c in cards:
         d["trading_pile"].remove(c)
     d["trading_display"] = list(cards)
-    d["trading_pile_count"] = len(d["trading_pile"])
 
 
 def turn_of(d: dict, p: int, phase: str = "action") -> None:
+    """Seat p's turn in the current action round, in `phase`, with nothing done before it
+    in the turn; the turn counters follow (every earlier cycle two action rounds long)."""
+    n = d["players"]
     d["to_move"] = p
     d["phase"] = phase
-    d["turn_no"] = (p - d["start_player"]) % d["players"]
+    d["turn_no"] = (p - d["start_player"]) % n
+    d["turns"] = n * (2 * d["trading_rounds"] + d["round"] - 1) + d["turn_no"]
+    d["last_start"] = None
+
+
+def to_round(d: dict, round_: int) -> None:
+    """Action round `round_` of the cycle: the neutral huts of the round track that went to
+    the Kalmyk when rounds 2 and 4 began are there; the start player is to move."""
+    d["round"] = round_
+    for field, first in (("track2", 2), ("track4", 4)):
+        for h in d["huts"]:
+            if h["at"] == field and round_ >= first:
+                h["at"] = "kalmyk"
+    turn_of(d, d["start_player"])
 
 
 def last_turn_of_round(d: dict, round_: int = 4) -> None:
     """The last seat of the action round is about to skip its second move."""
     n = d["players"]
-    d["round"] = round_
+    to_round(d, round_)
     turn_of(d, (d["start_player"] + n - 1) % n, "move2")
-    if round_ >= 2:
-        for h in d["huts"]:
-            if h["at"] == "track2":
-                h["at"] = "kalmyk"
-    if round_ >= 4:
-        for h in d["huts"]:
-            if h["at"] == "track4":
-                h["at"] = "kalmyk"
+
+
+def finished(d: dict) -> Taschkent:
+    """The position as a finished game: the first cycle ended after two action rounds and its
+    trading round, because the last action cards were drawn (the pile goes to the played
+    cards)."""
+    n = d["players"]
+    to_round(d, 2)
+    for c in d["action_pile"]:
+        d["played_cards"][c] = d["played_cards"].get(c, 0) + 1
+    d["action_pile"] = []
+    d["trading_rounds"], d["turn_no"], d["turns"] = 1, n, 2 * n
+    d["phase"], d["to_move"] = "over", -1
+    return build(d)
 
 
 def play(g: Taschkent, *texts: str) -> None:

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from cext.taschkent import Taschkent
+from engine.games.taschkent import Taschkent
 from taschkent_support import build, fresh, give_action, play, ps
 from game_support import advance, check_samples_keep_the_observers_knowledge
 

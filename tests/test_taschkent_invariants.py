@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from cext.taschkent import Taschkent
+from engine.games.taschkent import Taschkent
 
 GAMES_PER_COUNT = 1000         # 3,000 games over the three player counts
 MOVE_LIMIT = 5000              # far above any real game: a game that gets here does not end

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from cext.taschkent import Taschkent
+from engine.games.taschkent import Taschkent
 from search import search
 from search.agents import HeuristicAgent, IsmctsAgent, RandomAgent
 from game_support import advance, stats_of
@@ -65,11 +65,10 @@ def test_heuristic_beats_random_clearly():
 def test_heuristic_prefers_a_printed_hut_for_a_sold_good():
     """Among equally paid sales the heuristic puts the good on a pre-printed hut (it stays),
     not on a neutral or its own hut (those can be moved by Caravan moves on)."""
-    from taschkent_support import (add_posts, build, clear_goods_from_huts, fresh, give_goods,
-                                   hut_to, last_turn_of_round, neutral_to, play)
+    from taschkent_support import (add_posts, build, fresh, give_goods, hut_to,
+                                   last_turn_of_round, neutral_to, play)
     from search.heuristics.taschkent import choose
     d = fresh()
-    clear_goods_from_huts(d)
     n = neutral_to(d, 2)
     hut_to(d, "H0", "R2")
     give_goods(d, 0, "iron")

@@ -10,12 +10,14 @@ import re
 
 import pytest
 
-from cext.taschkent import Taschkent, _view_hashes
+from engine.games.taschkent import Taschkent, _view_hashes
 from engine.registry import from_view, new_game
+from engine.validation import IllegalPositionError
 from protocol_client import (check_view_and_seed_forms_search_alike,
                              play_from_the_seed_form, play_from_views)
+from search import search
 from search.suggest import suggest
-from game_support import check_a_view_rebuilds_each_seats_world, spread_over_phases
+from game_support import spread_over_phases, stats_of
 
 HIDDEN_KEYS = {"seed", "action_pile", "removed_unseen", "trading_pile"}
 PHASES = {"action", "move2", "end", "sell"}
@@ -68,9 +70,42 @@ def test_the_sample_covers_every_phase_and_hidden_cards():
     assert any(g.to_json()["removed_unseen_count"] > 0 for g in POSITIONS if g.n_players == 2)
 
 
+def check_the_view_rebuilds_the_seats_world(g, seat):
+    """game_support.check_a_view_rebuilds_each_seats_world for one seat: the seat's view, sent
+    through JSON, gives a valid state with the same view, the same determinizations (no seed
+    in a view) and the same keys in them. Returns that state."""
+    view = g.to_json(view=seat)
+    st = Taschkent.from_view(json.loads(json.dumps(view)))
+    st.check_invariants()
+    assert st.to_json(view=seat) == view
+    for s in (1, 2):
+        a, b = g.determinized(seat, s).to_json(), st.determinized(seat, s).to_json()
+        a.pop("seed"), b.pop("seed")
+        assert a == b
+        d = st.determinized(seat, s)
+        for mode in ("so", "mo"):
+            assert d.info_key(seat, seat, mode) == st.info_key(seat, seat, mode)
+        for p in range(g.n_players):
+            assert d.info_key(p, seat, "so") == st.info_key(p, seat, "so")
+    return st
+
+
 @pytest.mark.parametrize("g", POSITIONS, ids=pid)
 def test_a_state_from_a_view_is_seen_alike_and_searches_alike(g):
-    check_a_view_rebuilds_each_seats_world(g, Taschkent.from_view)
+    """The view of the seat to move rebuilds its world, and a search from it goes exactly like
+    a search from the true position. The other seats' views are refused: the engine answers
+    only for the seat to move (docs/views/README.md)."""
+    st = check_the_view_rebuilds_the_seats_world(g, g.to_move)
+    for seat in range(g.n_players):
+        if seat != g.to_move:
+            with pytest.raises(IllegalPositionError, match=rf"^view: this is seat {seat}'s view"):
+                Taschkent.from_view(json.loads(json.dumps(g.to_json(view=seat))))
+    for mode in ("so", "mo"):
+        for seed in (3, 4):
+            a = search(g, iterations=500, seed=seed, mode=mode)
+            b = search(st, iterations=500, seed=seed, mode=mode)
+            assert stats_of(a) == stats_of(b) and a.move == b.move
+            assert a.nodes == b.nodes
 
 
 def test_view_hashes_public_shared_by_every_seat_private_per_seat():
@@ -78,17 +113,20 @@ def test_view_hashes_public_shared_by_every_seat_private_per_seat():
     hashes = [_view_hashes(g.to_json(view=s), s) for s in range(g.n_players)]
     assert len({pub for pub, _ in hashes}) == 1
     assert len({priv for _, priv in hashes}) == g.n_players
-    # a view built twice gives the same keys: stable across processes, no history needed
-    for s in range(g.n_players):
-        a = Taschkent.from_view(g.to_json(view=s))
-        b = Taschkent.from_view(json.loads(json.dumps(g.to_json(view=s))))
-        for p in range(g.n_players):
-            for mode in ("so", "mo"):
-                assert a.info_key(p, s, mode) == b.info_key(p, s, mode)
+    # a view built twice gives the same keys: stable across processes, no history needed (the
+    # seat to move; every seat once the game is over)
+    _, over = positions_of_game(3, 732)
+    for h, seats in ((g, [g.to_move]), (over, range(over.n_players))):
+        for s in seats:
+            a = Taschkent.from_view(h.to_json(view=s))
+            b = Taschkent.from_view(json.loads(json.dumps(h.to_json(view=s))))
+            for p in range(h.n_players):
+                for mode in ("so", "mo"):
+                    assert a.info_key(p, s, mode) == b.info_key(p, s, mode)
 
 
 def test_the_state_from_a_view_carries_the_view_hashes():
-    g = POSITIONS[len(POSITIONS) // 2]
+    _, g = positions_of_game(3, 732)             # finished: every seat's view loads
     n = g.n_players
     states = [Taschkent.from_view(g.to_json(view=s)) for s in range(n)]
     # public hash and shared entries: the same whichever seat's view built the state
@@ -163,7 +201,8 @@ def test_derived_fields_may_be_left_out():
 
 
 def with_hand(g, seat, cards):
-    """A position in which `seat` holds `cards` (moved from the action pile)."""
+    """A position in which `seat` holds `cards` (moved from the action pile: drawn on field 2,
+    where its cameleer went if it was still outside)."""
     d = g.to_json()
     for c in cards:
         d["action_pile"].remove(c)
@@ -171,6 +210,8 @@ def with_hand(g, seat, cards):
         ac = d["player_state"][seat]["action_cards"]
         ac[c] = ac.get(c, 0) + 1
         d["player_state"][seat]["action_card_count"] += 1
+    if d["player_state"][seat]["cameleer"] == "outside":
+        d["player_state"][seat]["cameleer"] = "cards"
     return Taschkent.from_json(d)
 
 
@@ -329,6 +370,7 @@ def test_a_finished_game_has_a_view():
         st = Taschkent.from_view(v)
         assert st.is_terminal() and st.to_json(view=seat) == v
         assert st.scores() == g.scores() and st.ranking() == g.ranking()
+        check_the_view_rebuilds_the_seats_world(g, seat)      # every seat, once it is over
 
 
 # ---------------------------------------------------------------- through the protocol

@@ -18,7 +18,7 @@ Remaining ties are broken at random with `rng`.
 """
 from __future__ import annotations
 
-from cext.taschkent import card_set_points
+from engine.games.taschkent import card_set_points
 
 GOODS = ("iron", "jade", "indigo")
 
