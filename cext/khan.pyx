@@ -4,23 +4,26 @@
 Read top to bottom: the component table, the state, set-up, the moves (raid a location,
 corral the herd, use a kept Waha's Blessing, the Khan abilities), the resolution of every
 card, the end of a turn and of the game, scoring and tie-breaks, then information (hashes,
-what Sable hides, determinization) and the Python-facing notation and JSON.
+what Sable hides, determinization). Notation, JSON, views, the checks of a loaded position,
+rendering and narration are the Python half, in engine/games/khan.py: it reads and writes this
+state only through `_fields` and `_set_fields` at the end of this file.
 
 Rule interpretations are marked "Interpretation" and explained in docs/rules/khan_of_khans.md.
 """
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, MAX_MOVES, head_fits
-from cext.core import stable_hash as _stable_hash
+from cext.core cimport GameCore, MAX_MOVES, MAX_PLAYERS, head_fits
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
-# Every number of the game lives here (all printed in the rulebook unless marked).
-cdef enum:
+# Every number of the game lives here (all printed in the rulebook unless marked). (cpdef: the
+# Python half reads them too.)
+cpdef enum:
     N_DECKS = 10             # location decks, identifiable by their backs
+    ALL_DECKS = 1023         # the bit set of the ten decks
     DECK_SIZE = 8
     N_TYPES = 7              # card types, by code:
     T_R20 = 0                #   Raid! 20   (raid cards: code = tier, 0..2)
@@ -44,6 +47,16 @@ cdef enum:
     LOC_CORRAL = 1
     LOC_BOX = 2
     PLAYOUT_EPSILON = 10     # playouts: percent of uniformly random moves (a search aid)
+    # The most legal moves a position can have: the High Llama Tribe's main phase in a
+    # 5-player game, 10 raids + corral + 3 sneaks + a kept blessing on each of 3 opponents x
+    # 3 values and on the Sable Nation (one move, at random) = 24. Other Khans and phases
+    # have fewer: the Sable Nation 10 + 1 + 4 x 3 = 23, the Impala People 10 + 1 + 1 + 10,
+    # a drawn blessing 1 + 12, the Impala reveals 10 + stop, the pick 3.
+    MOST_MOVES = 24
+    # What gen_moves can write whatever the state, once its guard holds (at most 5 seats, ten
+    # deck bits): 10 + 1 + 3 + 1 + 4 x 3. random_move's buffer holds that many.
+    GEN_BOUND = 27
+    MOVE_BUF = 64
 
 cdef int DECK_COUNT[7]       # copies of each type in every deck
 DECK_COUNT[:] = [1, 2, 1, 1, 1, 1, 1]
@@ -52,22 +65,12 @@ RAID_VALUE[:] = [20, 50, 100]
 cdef int CORRALS[6]          # corral tiles by player count
 CORRALS[:] = [0, 0, 4, 3, 3, 2]
 
-PY_DECK_COUNT = (1, 2, 1, 1, 1, 1, 1)
+PY_DECK_COUNT = (1, 2, 1, 1, 1, 1, 1)   # the same tables for the Python half
 PY_RAID_VALUE = (20, 50, 100)
 PY_CORRALS = (0, 0, 4, 3, 3, 2)
-DECK_KEYS = ("boldhome", "colymar", "duckpoint", "dragonseye", "dwarfmine", "earthshaker",
-             "furthest", "grazelands", "shadowsdance", "sundome")
-DECK_TITLES = ("Boldhome", "Colymar Lands", "Duck Point", "Dragon's Eye", "Dwarf Mine",
-               "Earthshaker's Temple", "Furthest", "Grazelands", "Shadows Dance", "Sun Dome")
-TYPE_KEYS = ("raid20", "raid50", "raid100", "blessing", "stampede", "champion", "magic")
-TYPE_TITLES = ("Raid! 20", "Raid! 50", "Raid! 100", "Waha's Blessing", "Stampede!",
-               "Tribal Champion", "Enemy Magic")
-KHAN_KEYS = ("impala", "bison", "morokanth", "sable", "llama")
-KHAN_TITLES = ("Impala People", "Bison Riders", "Morokanth", "Sable Nation", "High Llama Tribe")
-LOC_KEYS = ("herd", "corral", "box")
 
 # ================================================================ moves and phases
-cdef enum:
+cpdef enum:
     PH_MAIN = 0              # the player to move chooses an action
     PH_BLESS = 1             # a Waha's Blessing was drawn: keep it or steal at once
     PH_REVEAL = 2            # Impala People: reveal another deck or stop
@@ -87,14 +90,6 @@ cdef enum:
     MV_END = 100
     TIER_RANDOM = 3
 
-    EV_MOVE = 1              # information events (type << 56 | payload)
-    EV_DRAW = 2
-    EV_HIDDEN = 3
-    EV_SECRET = 4
-    EV_STAMPEDE = 5
-    EV_THEFT = 6
-    EV_REVEAL = 7
-
     LOG_MAX = 8
     L_DRAW = 1               # deck, type, hidden
     L_LOSE = 2               # tier, count, cause (0 stampede, 1 infighting, 2 magic, 3 bison)
@@ -106,6 +101,15 @@ cdef enum:
     L_KEEP = 8               # blessing kept (auto: 1)
     L_SNEAK = 9              # tier
     L_NOEFFECT = 10          # stampede on an empty herd
+
+cdef enum:
+    EV_MOVE = 1              # information events (type << 56 | payload)
+    EV_DRAW = 2
+    EV_HIDDEN = 3
+    EV_SECRET = 4
+    EV_STAMPEDE = 5
+    EV_THEFT = 6
+    EV_REVEAL = 7
 
 cdef struct Slot:
     # one face-down raid card of the Sable Nation: its deck (visible on its back), its value,
@@ -146,6 +150,9 @@ cdef struct KState:
     int log[8][4]
     int n_log
 
+if MOST_MOVES > GEN_BOUND or GEN_BOUND > MOVE_BUF or <int>MOVE_BUF > <int>MAX_MOVES:
+    raise ImportError("a Khan of Khans position can have more moves than a move buffer holds")
+
 cdef KState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
     raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
@@ -155,43 +162,35 @@ cdef inline int tier_value(int t) noexcept nogil:
     return RAID_VALUE[t]
 
 
-@cython.final
-cdef class KhanOfKhans(GameCore):
-    """A Khan of Khans position. `KhanOfKhans(players=4, seed=0, khans=None)` deals a new game;
-    `khans` fixes each seat's Khan (names impala, bison, morokanth, sable, llama)."""
+cdef class KhanOfKhansCore(GameCore):
+    """The rules of Khan of Khans on one C state. `KhanOfKhansCore(players=4, seed=0,
+    khans=None)` deals a new game; `khans` fixes each seat's Khan by number (K_IMPALA ...
+    K_LLAMA). The game API (Khan names, notation, JSON, views) is its subclass
+    engine.games.khan.KhanOfKhans. Every cdef method is final: called directly, never through
+    the vtable, although Python may subclass the type."""
     cdef KState s
     game = "khan"
 
     def __init__(self, int players=4, seed=0, khans=None):
-        if players < 2 or players > 5:
-            raise ValueError(f"Khan of Khans is played by 2 to 5 players, not {players}")
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+        self._start("Khan of Khans", players, 2, 5, seed)
         cdef int ks[5]
         cdef int i
-        if khans is not None:
-            if isinstance(khans, str):
-                khans = [k for k in khans.replace(",", " ").split()]
-            khans = list(khans)
-            if len(khans) != players:
-                raise ValueError(f"give one Khan per seat: {players} names, not {len(khans)}")
-            idx = []
-            for k in khans:
-                if not isinstance(k, str) or k.strip().lower() not in KHAN_KEYS:
-                    raise ValueError(f"unknown Khan {k!r}; Khans: {', '.join(KHAN_KEYS)}")
-                idx.append(KHAN_KEYS.index(k.strip().lower()))
-            if len(set(idx)) != len(idx):
-                raise ValueError("each Khan can be dealt only once")
-            for i in range(players):
-                ks[i] = idx[i]
-        self.n_players = players
-        self.seed = seed & 0xFFFFFFFFFFFFFFFF
         if khans is None:
             self.setup(players, self.seed, NULL)
-        else:
-            self.setup(players, self.seed, ks)
+            return
+        khans = list(khans)
+        if len(khans) != players:
+            raise ValueError(f"give one Khan per seat: {players} Khans, not {len(khans)}")
+        if len(set(khans)) != players:
+            raise ValueError("each Khan can be dealt only once")
+        for i in range(players):
+            if not 0 <= khans[i] < N_KHANS:
+                raise ValueError(f"no Khan number {khans[i]!r}")
+            ks[i] = khans[i]
+        self.setup(players, self.seed, ks)
 
     # ============================================================ set-up
+    @cython.final
     cdef void setup(self, int n, uint64_t seed, int* khans) noexcept:
         cdef KState* s = &self.s
         cdef int i, d, t, k, p
@@ -240,6 +239,7 @@ cdef class KhanOfKhans(GameCore):
         s.actor = s.impala if s.impala >= 0 else 0
 
     # ============================================================ legal moves
+    @cython.final
     cdef int add_steals(self, int* buf, int n, int base, int p) noexcept:
         """Steals from every opponent with raid cards in the herd: one move per tier present,
         or a single move 'at random' against the Sable Nation."""
@@ -258,12 +258,15 @@ cdef class KhanOfKhans(GameCore):
                         n += 1
         return n
 
+    @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
         cdef KState* s = &self.s
         cdef int n = 0, p = s.actor, t
         cdef uint32_t m
+        if <unsigned>s.n > MAX_PLAYERS or <unsigned>p >= <unsigned>s.n:
+            return 0                            # no position has these: never overrun buf
         if s.phase == PH_MAIN:
-            m = s.nonempty
+            m = s.nonempty & ALL_DECKS
             while m:
                 buf[n] = MV_RAID + lowest_bit(m)
                 n += 1
@@ -286,7 +289,7 @@ cdef class KhanOfKhans(GameCore):
             buf[0] = MV_KEEP
             return self.add_steals(buf, 1, MV_STEAL, p)
         if s.phase == PH_REVEAL:
-            m = s.nonempty & ~s.revealed
+            m = s.nonempty & ~s.revealed & ALL_DECKS
             while m:
                 buf[n] = MV_REVEAL + lowest_bit(m)
                 n += 1
@@ -296,7 +299,7 @@ cdef class KhanOfKhans(GameCore):
                 n += 1
             return n
         if s.phase == PH_PICK:
-            m = s.revealed
+            m = s.revealed & ALL_DECKS
             while m:
                 buf[n] = MV_TAKE + lowest_bit(m)
                 n += 1
@@ -304,8 +307,9 @@ cdef class KhanOfKhans(GameCore):
             return n
         return 0
 
+    @cython.final
     cdef int random_move(self, Rng* rng) noexcept:
-        cdef int buf[64]
+        cdef int buf[MOVE_BUF]
         cdef int n = self.gen_moves(buf)
         return buf[rng_below(rng, n)]
 
@@ -314,6 +318,7 @@ cdef class KhanOfKhans(GameCore):
     # ISMCTS playouts take. It reads only this state (in a search, a determinization) and rng,
     # counts the cards left in each deck (never their order, except tops known to everyone),
     # and plays roughly like search/heuristics/khan.py, with a share of uniform moves.
+    @cython.final
     cdef double best_steal(self, int p, int* code) noexcept:
         """Cows of the best card p can take with a blessing (0 if none); code = victim*4+tier.
         The Sable Nation's card is taken at random: valued at its herd's average."""
@@ -329,7 +334,7 @@ cdef class KhanOfKhans(GameCore):
                 t = TIER_RANDOM
             else:
                 t = 2
-                while s.herd[q][t] == 0:
+                while t > 0 and s.herd[q][t] == 0:
                     t -= 1
                 v = RAID_VALUE[t]
             if v > best:
@@ -337,6 +342,7 @@ cdef class KhanOfKhans(GameCore):
                 code[0] = q * 4 + t
         return best
 
+    @cython.final
     cdef double card_worth(self, int p, int t, double herd, double top, double steal) noexcept:
         """What drawing a card of type t is worth to p now, in cows (the heuristic's table)."""
         cdef KState* s = &self.s
@@ -352,6 +358,7 @@ cdef class KhanOfKhans(GameCore):
             return 0.15 * herd + 5.0
         return steal if steal > BLESS_POINTS else BLESS_POINTS
 
+    @cython.final
     cdef int playout_move(self, Rng* rng) noexcept:
         cdef KState* s = &self.s
         cdef int p = s.actor, d, i, t, code, best_d = -1, ties = 0, cows_left = 0
@@ -449,10 +456,12 @@ cdef class KhanOfKhans(GameCore):
         rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         return [self.playout_move(&r) for i in range(count)]
 
+    @cython.final
     cdef int current(self) noexcept:
         return -1 if self.s.phase == PH_OVER else self.s.actor
 
     # ============================================================ applying a move
+    @cython.final
     cdef void note(self, int kind, int a, int b, int c) noexcept:
         cdef KState* s = &self.s
         if s.tracking and s.n_log < LOG_MAX:
@@ -462,6 +471,7 @@ cdef class KhanOfKhans(GameCore):
             s.log[s.n_log][3] = c
             s.n_log += 1
 
+    @cython.final
     cdef void do_move(self, int move) noexcept:
         cdef KState* s = &self.s
         cdef int p = s.actor, d, t
@@ -515,6 +525,7 @@ cdef class KhanOfKhans(GameCore):
             self.raid(p, move - MV_TAKE)
 
     # ------------------------------------------------------------ raid a location
+    @cython.final
     cdef void raid(self, int p, int d) noexcept:
         """Turn over the top card of deck d and resolve it for player p."""
         cdef KState* s = &self.s
@@ -582,6 +593,7 @@ cdef class KhanOfKhans(GameCore):
             self.note(L_KEEP, 1, 0, 0)
         self.end_turn()
 
+    @cython.final
     cdef bint has_victim(self, int p) noexcept:
         cdef int q
         for q in range(self.s.n):
@@ -589,11 +601,12 @@ cdef class KhanOfKhans(GameCore):
                 return True
         return False
 
+    @cython.final
     cdef void end_turn(self) noexcept:
         cdef KState* s = &self.s
         s.turn += 1
         s.revealed = 0
-        if s.cards_left == 0:
+        if s.nonempty & ALL_DECKS == 0:         # every deck empty (cards_left is then 0)
             s.phase = PH_OVER
             s.actor = -1
             return
@@ -603,6 +616,7 @@ cdef class KhanOfKhans(GameCore):
             s.actor = 0
 
     # ------------------------------------------------------------ losing cows
+    @cython.final
     cdef int hidden_in_herd(self, int t) noexcept:
         cdef KState* s = &self.s
         cdef int i, k = 0
@@ -611,6 +625,7 @@ cdef class KhanOfKhans(GameCore):
                 k += 1
         return k
 
+    @cython.final
     cdef void remove_slot(self, int i) noexcept:
         cdef KState* s = &self.s
         cdef int j
@@ -618,6 +633,7 @@ cdef class KhanOfKhans(GameCore):
             s.slot[j] = s.slot[j + 1]
         s.n_slots -= 1
 
+    @cython.final
     cdef void move_herd_card(self, int p, int t) noexcept:
         """Take one raid card of tier t out of p's herd (the caller puts it somewhere)."""
         cdef KState* s = &self.s
@@ -625,6 +641,7 @@ cdef class KhanOfKhans(GameCore):
         s.n_herd[p] -= 1
         s.herd_val[p] -= RAID_VALUE[t]
 
+    @cython.final
     cdef void lose_highest(self, int p, int cause) noexcept:
         """Discard one of the highest raid cards of p's herd (Stampede!, Bison infighting).
 
@@ -635,7 +652,7 @@ cdef class KhanOfKhans(GameCore):
         """
         cdef KState* s = &self.s
         cdef int t = 2, i, chosen = -1, seen = 0
-        while s.herd[p][t] == 0:
+        while t > 0 and s.herd[p][t] == 0:     # t > 0: ends even if the herd is empty
             t -= 1
         if p == s.sable:
             if s.herd[p][t] > self.hidden_in_herd(t):
@@ -661,6 +678,7 @@ cdef class KhanOfKhans(GameCore):
         s.box[t] += 1
         self.note(L_LOSE, t, 1, cause)
 
+    @cython.final
     cdef void lose_all(self, int p, int cause) noexcept:
         """Discard every raid card of p's herd (Enemy Magic, infighting)."""
         cdef KState* s = &self.s
@@ -677,6 +695,7 @@ cdef class KhanOfKhans(GameCore):
                     s.slot[i].loc = LOC_BOX
 
     # ------------------------------------------------------------ corral the herd
+    @cython.final
     cdef void corral_herd(self, int p) noexcept:
         cdef KState* s = &self.s
         cdef int t, i
@@ -700,6 +719,7 @@ cdef class KhanOfKhans(GameCore):
             s.impala_token = 1
 
     # ------------------------------------------------------------ Waha's Blessing
+    @cython.final
     cdef void steal(self, int p, int q, int t) noexcept:
         """p gives a Waha's Blessing to q and takes a raid card of tier t from q's herd; from
         the Sable Nation a card is taken at random (chance) and shown."""
@@ -733,19 +753,23 @@ cdef class KhanOfKhans(GameCore):
         self.note(L_STEAL, q, t, 0)
 
     # ============================================================ scoring
+    @cython.final
     cdef int score(self, int p) noexcept:
         cdef KState* s = &self.s
         return s.corral_val[p] + s.herd_val[p] + BLESS_POINTS * (s.kept[p] + s.recv[p])
 
+    @cython.final
     cdef int raid_cards(self, int p) noexcept:
         cdef KState* s = &self.s
         return s.n_herd[p] + s.corral[p][0] + s.corral[p][1] + s.corral[p][2]
 
+    @cython.final
     cdef long long rank_key(self, int p) noexcept:
         """Score, then most Waha's Blessings, then most raid cards."""
         cdef KState* s = &self.s
         return (<long long>self.score(p) * 100 + s.kept[p] + s.recv[p]) * 100 + self.raid_cards(p)
 
+    @cython.final
     cdef void get_rewards(self, double* out) noexcept:
         cdef long long keys[5]
         cdef int p
@@ -753,19 +777,23 @@ cdef class KhanOfKhans(GameCore):
             keys[p] = self.rank_key(p)
         win_shares(keys, self.s.n, out)
 
+    @cython.final
     cdef void get_scores(self, double* out) noexcept:
         cdef int p
         for p in range(self.s.n):
             out[p] = self.score(p)
 
     # ============================================================ copying
+    @cython.final
     cdef void* raw_state(self) noexcept:
         return &self.s
 
+    @cython.final
     cdef size_t raw_size(self) noexcept:
         return sizeof(KState)
 
     # ============================================================ information
+    @cython.final
     cdef void add_slots(self, int sign) noexcept:
         """Add (sign 1) or remove (sign -1) the face-down cards' values from the totals."""
         cdef KState* s = &self.s
@@ -781,6 +809,7 @@ cdef class KhanOfKhans(GameCore):
             else:
                 s.box[t] += sign
 
+    @cython.final
     cdef void resample(self, int o, Rng* rng) noexcept:
         """Redraw every deck order and, for an observer other than the Sable Nation, the values
         of Sable's face-down cards, uniformly among the worlds consistent with what o saw.
@@ -803,12 +832,14 @@ cdef class KhanOfKhans(GameCore):
             self.add_slots(-1)
         for d in range(N_DECKS):
             m = s.ndeck[d] - (1 if (s.top_known >> d) & 1 else 0)
+            if <unsigned>m > DECK_SIZE:
+                continue                        # no position has it: never overrun pool
             for i in range(m):
                 pool[i] = s.deck[d][i]
             k = 0
             if hide:
                 for i in range(s.n_slots):
-                    if s.slot[i].deck == d:
+                    if s.slot[i].deck == d and m + k < DECK_SIZE:   # always, in a position
                         sl[k] = i
                         caps[k] = s.slot[i].cap
                         pool[m + k] = s.slot[i].tier
@@ -848,6 +879,7 @@ cdef class KhanOfKhans(GameCore):
                 digest[s.sable] = mix64(digest[s.sable] ^ (<uint64_t>s.slot[i].tier + 1))
         ih_resample(&s.ih, o, s.n, digest)
 
+    @cython.final
     cdef void assign_greedily(self, i8* pool, int total, int* caps, int k) noexcept:
         """Fallback (never expected): a valid assignment, tightest slot gets the lowest card."""
         cdef int i, j, best, a
@@ -892,18 +924,6 @@ cdef class KhanOfKhans(GameCore):
             pool[k + i] = rest[i]
 
     # ============================================================ Python API
-    @property
-    def phase(self) -> str:
-        return ("main", "blessing", "reveal", "pick", "over")[self.s.phase]
-
-    @property
-    def turn(self) -> int:
-        return self.s.turn
-
-    @property
-    def khans(self) -> list:
-        return [KHAN_KEYS[self.s.khan[p]] for p in range(self.s.n)]
-
     def scores(self) -> list:
         """Current cows of every player: corrals + herd + 20 per Waha's Blessing owned."""
         return [self.score(p) for p in range(self.s.n)]
@@ -918,631 +938,15 @@ cdef class KhanOfKhans(GameCore):
         self._check_player(p)
         return (self.score(p), self.s.kept[p] + self.s.recv[p], self.raid_cards(p))
 
-    def move_to_text(self, int move) -> str:
-        if 0 <= move < MV_CORRAL:
-            return "raid-" + DECK_KEYS[move]
-        if move == MV_CORRAL:
-            return "corral"
-        if MV_SNEAK <= move < MV_IMPALA:
-            return f"sneak-{PY_RAID_VALUE[move - MV_SNEAK]}"
-        if move == MV_IMPALA:
-            return "observant"
-        if MV_USE <= move < MV_KEEP:
-            return "bless-" + steal_text(move - MV_USE)
-        if move == MV_KEEP:
-            return "keep"
-        if MV_STEAL <= move < MV_REVEAL:
-            return "steal-" + steal_text(move - MV_STEAL)
-        if MV_REVEAL <= move < MV_STOP:
-            return "reveal-" + DECK_KEYS[move - MV_REVEAL]
-        if move == MV_STOP:
-            return "stop"
-        if MV_TAKE <= move < MV_END:
-            return "take-" + DECK_KEYS[move - MV_TAKE]
-        return f"?{move}"
+    # ============================================================ the bridge to the Python half
+    def _fields(self) -> dict:
+        """Every field of the C state as Python values (ints, lists, dicts)."""
+        return self.s
 
-    def last_events(self) -> list:
-        """What the last move did (filled while tracking), as tuples (kind, a, b, c)."""
-        return [tuple(self.s.log[i][j] for j in range(4)) for i in range(self.s.n_log)]
-
-    def narrate(self, GameCore before, int player, int move) -> list:
-        """Lines for a spectator: the move, the card(s) turned over and what they did."""
-        cdef KhanOfKhans b = <KhanOfKhans?>before
-        who = f"P{player} ({KHAN_TITLES[self.s.khan[player]]})"
-        text = b.move_to_text(move)
-        lines = []
-        if 0 <= move < MV_CORRAL:
-            head = f"{who} raids {DECK_TITLES[move]}"
-        elif MV_TAKE <= move < MV_END:
-            head = f"{who} takes the revealed card of {DECK_TITLES[move - MV_TAKE]}"
-        elif move == MV_CORRAL:
-            head = f"{who} corrals the herd"
-        elif move == MV_IMPALA:
-            head = f"{who} uses Observant (Impala People): reveals up to three decks"
-        elif move == MV_STOP:
-            head = f"{who} stops revealing"
-        elif MV_REVEAL <= move < MV_STOP:
-            head = f"{who} reveals the top of {DECK_TITLES[move - MV_REVEAL]}"
-        elif MV_SNEAK <= move < MV_IMPALA:
-            head = f"{who} sneaks a Raid! {PY_RAID_VALUE[move - MV_SNEAK]} into a used corral (Sneaky)"
-        elif move == MV_KEEP:
-            head = f"{who} keeps the Waha's Blessing on the Khan card"
-        elif MV_USE <= move < MV_KEEP:
-            head = f"{who} uses a kept Waha's Blessing"
-        elif MV_STEAL <= move < MV_REVEAL:
-            head = f"{who} uses the Waha's Blessing at once"
-        else:
-            head = f"{who} {text}"
-        parts = []
-        for i in range(self.s.n_log):
-            kind, a, c, e = (self.s.log[i][j] for j in range(4))
-            if kind == L_DRAW:
-                if e:
-                    parts.append(f"a Raid! card, face down (Sable Nation; it is a "
-                                 f"{PY_RAID_VALUE[c]})")
-                else:
-                    parts.append(TYPE_TITLES[c])
-            elif kind == L_LOSE:
-                if e in (0, 3):
-                    if a < 0:
-                        parts.append("a second Tribal Champion: both discarded, no Raid! card "
-                                     "to lose (Resolute)")
-                    elif e == 3:
-                        parts.append(f"a second Tribal Champion: both discarded and only a "
-                                     f"Raid! {PY_RAID_VALUE[a]} lost (Resolute)")
-                    else:
-                        parts.append(f"a Raid! {PY_RAID_VALUE[a]} escapes")
-                else:
-                    if e == 1:
-                        parts.append("a second Tribal Champion: infighting, both champions")
-                    if c == 0:
-                        parts.append("no Raid! card in the herd to lose")
-                    else:
-                        parts.append(f"loses the whole herd ({c} Raid! card{'s' if c != 1 else ''}"
-                                     f", {a} cows)")
-            elif kind == L_NOEFFECT:
-                parts.append("no Raid! card in the herd, no effect")
-            elif kind == L_SAVED:
-                parts.append("the Tribal Champion is discarded and the herd is safe")
-            elif kind == L_CHAMP:
-                parts.append("guards the herd")
-            elif kind == L_STEAL:
-                parts.append(f"gives it to P{a} and takes a Raid! {PY_RAID_VALUE[c]} from their herd"
-                             + (" (at random)" if a == self.s.sable else ""))
-            elif kind == L_REVEAL:
-                parts.append(f"{DECK_TITLES[a]} shows {TYPE_TITLES[c]}")
-            elif kind == L_CORRAL:
-                parts.append(f"{a} Raid! card{'s' if a != 1 else ''} ({c} cows) safe"
-                             + (", the Tribal Champion is discarded" if e else ""))
-            elif kind == L_KEEP and a:
-                parts.append("kept on the Khan card (nobody to steal from)")
-        lines.append(head + (": " + "; ".join(parts) if parts else ""))
-        if self.s.phase == PH_OVER:
-            lines.append("    every location deck is empty: the game is over")
-        if self.s.phase == PH_BLESS:
-            lines.append(f"    {who} decides: keep the blessing or steal at once")
-        lines.append("    herds: " + "  ".join(
-            f"P{p} {self.s.herd_val[p]}" + ("+C" if self.s.champion[p] else "")
-            for p in range(self.s.n)) + "   scores: " + "  ".join(
-            f"P{p} {self.score(p)}" for p in range(self.s.n)))
-        return lines
-
-    def to_json(self, view=None) -> dict:
-        """The full state, or (view = a player) what that player knows: hidden parts left out."""
-        cdef KState* s = &self.s
-        if view is not None:
-            self._check_player(view)
-        full = view is None
-        # Interpretation: at the end every player totals its cows, so the Sable Nation's
-        # face-down cards are shown (docs/views/khan.md)
-        sees_sable = full or view == s.sable or s.phase == PH_OVER
-        hid_herd = [0, 0, 0]
-        hid_corral = [0, 0, 0]
-        hid_box = [0, 0, 0]
-        for i in range(s.n_slots):
-            where = (hid_herd, hid_corral, hid_box)[s.slot[i].loc]
-            where[s.slot[i].tier] += 1
-        players = []
-        for p in range(s.n):
-            herd = [s.herd[p][t] - (hid_herd[t] if p == s.sable else 0) for t in range(3)]
-            corral = [s.corral[p][t] - (hid_corral[t] if p == s.sable else 0) for t in range(3)]
-            d = {
-                "khan": KHAN_KEYS[s.khan[p]],
-                "herd": {str(PY_RAID_VALUE[t]): herd[t] for t in (2, 1, 0)},
-                "champion": bool(s.champion[p]),
-                "corrals_open": s.corrals_open[p], "corrals_used": s.corrals_used[p],
-                "sneaked": s.sneaked[p],
-                "corral": {str(PY_RAID_VALUE[t]): corral[t] for t in (2, 1, 0)},
-                "kept_blessings": s.kept[p], "received_blessings": s.recv[p],
-            }
-            if p == s.sable:
-                d["herd_face_down"] = sum(hid_herd)
-                d["corral_face_down"] = sum(hid_corral)
-            if p != s.sable or sees_sable:
-                d["score"] = self.score(p)
-            players.append(d)
-        decks = []
-        for dk in range(N_DECKS):
-            e = {"name": DECK_KEYS[dk], "count": s.ndeck[dk],
-                 "top": TYPE_KEYS[s.deck[dk][s.ndeck[dk] - 1]] if (s.top_known >> dk) & 1 else None}
-            if full:
-                e["cards"] = [TYPE_KEYS[s.deck[dk][i]] for i in range(s.ndeck[dk])]
-            else:
-                unseen = [0] * N_TYPES
-                for i in range(s.ndeck[dk] - (1 if (s.top_known >> dk) & 1 else 0)):
-                    unseen[s.deck[dk][i]] += 1
-                if not sees_sable:
-                    for i in range(s.n_slots):
-                        if s.slot[i].deck == dk:
-                            unseen[s.slot[i].tier] += 1
-                e["unseen"] = {TYPE_KEYS[t]: unseen[t] for t in range(N_TYPES) if unseen[t]}
-            decks.append(e)
-        slots = []
-        for i in range(s.n_slots):
-            e = {"deck": DECK_KEYS[s.slot[i].deck], "at": LOC_KEYS[s.slot[i].loc],
-                 "max": PY_RAID_VALUE[s.slot[i].cap]}
-            if sees_sable:
-                e["value"] = PY_RAID_VALUE[s.slot[i].tier]
-            slots.append(e)
-        box = {TYPE_KEYS[t]: s.box[t] - (hid_box[t] if t < 3 else 0) for t in range(N_TYPES)}
-        out = {
-            "game": "khan", "players": s.n, "seed": self.seed, "turn": s.turn,
-            "phase": self.phase, "to_move": self.current(),
-            "khans": [KHAN_KEYS[s.khan[p]] for p in range(s.n)],
-            "impala_token": "coloured" if s.impala_token else "brown",
-            "pending_blessing": bool(s.pending_bless),
-            "revealed": [DECK_KEYS[dk] for dk in range(N_DECKS) if (s.revealed >> dk) & 1],
-            "decks": decks, "box": box, "box_face_down": sum(hid_box),
-            "sable_face_down": slots, "player_state": players,
-        }
-        if not full:
-            del out["seed"]                        # the deal seed would give away every card
-            out["view"] = view
-        return out
-
-    def render(self, viewer=None) -> str:
-        """The position as text (everything, or as `viewer` sees it)."""
-        d = self.to_json(viewer)
-        lines = [f"Khan of Khans, {d['players']} players, turn {d['turn']}, phase {d['phase']}, "
-                 f"to move: {d['to_move']}" + ("" if viewer is None else f" (seen by P{viewer})")]
-        decks = []
-        for e in d["decks"]:
-            top = f" top {e['top']}" if e["top"] else ""
-            decks.append(f"{e['name']} {e['count']}{top}")
-        lines.append("decks: " + ", ".join(decks))
-        lines.append("box: " + ", ".join(f"{k} {v}" for k, v in d["box"].items() if v)
-                     + (f", {d['box_face_down']} face down" if d["box_face_down"] else ""))
-        for p, ps in enumerate(d["player_state"]):
-            herd = " ".join(f"{v}x{k}" for k, v in ps["herd"].items() if v) or "-"
-            if ps.get("herd_face_down"):
-                herd += f" +{ps['herd_face_down']} face down"
-            corral = " ".join(f"{v}x{k}" for k, v in ps["corral"].items() if v) or "-"
-            if ps.get("corral_face_down"):
-                corral += f" +{ps['corral_face_down']} face down"
-            token = ""
-            if ps["khan"] == "impala":
-                token = f"  token {d['impala_token']}"
-            score = ps.get("score", "?")
-            lines.append(f"  P{p} {KHAN_TITLES[KHAN_KEYS.index(ps['khan'])]:<16} score {score!s:>4}"
-                         f"  herd {herd}{'  +champion' if ps['champion'] else ''}"
-                         f"  corrals {ps['corrals_used']} used/{ps['corrals_open']} open: {corral}"
-                         f"  blessings {ps['kept_blessings']} kept, {ps['received_blessings']} received"
-                         f"{token}")
-        return "\n".join(lines)
-
-    @classmethod
-    def from_json(cls, d):
-        """Rebuild a full state written by to_json(); ValueError if it is malformed or impossible."""
-        return khan_from_json(cls, d)
-
-    @classmethod
-    def from_view(cls, v):
-        """A full state consistent with one seat's view (to_json(view=seat)), for searching as
-        that seat: deck orders and (for a seat other than the Sable Nation) the values of
-        Sable's face-down cards are filled in a fixed way that respects what the seat knows
-        (the search redraws them anyway). ValueError if the view is malformed or impossible.
-        See docs/views/khan.md."""
-        return khan_from_view(cls, v)
-
-    cdef void adopt_view(self, int o, uint64_t public, uint64_t private) except *:
-        """Information hashes of seat o as given by a view (no history). Everything the seat
-        knows is in the state itself: per-deck contents, known tops, the bounds of Sable's
-        face-down cards and (for the Sable Nation) their values."""
-        cdef KState* s = &self.s
-        cdef int a, c
-        ih_reset(&s.ih, <uint64_t>s.n)
-        s.ih.public = public
-        for a in range(s.n):
-            for c in range(s.n):
-                s.ih.pair[a][c] = mix64(public + <uint64_t>(a * 7 + c * 13 + 1))
-        s.ih.pair[o][o] = private
-        rng_seed(&s.chance, public)              # future random thefts: from the view alone
-
-    cdef void load(self, dict d) except *:
-        cdef KState* s = &self.s
-        cdef int ks[5]
-        n = d["players"]
-        khans = d["khans"]
-        for p in range(n):
-            ks[p] = KHAN_KEYS.index(khans[p])
-        self.setup(n, self.seed, ks)
-        s.turn = d["turn"]
-        s.phase = ("main", "blessing", "reveal", "pick", "over").index(d["phase"])
-        s.actor = d["to_move"] if s.phase != PH_OVER else -1
-        if s.phase != PH_OVER and not 0 <= s.actor < n:
-            raise ValueError("to_move out of range")
-        s.impala_token = 1 if d["impala_token"] == "coloured" else 0
-        if d["impala_token"] not in ("coloured", "brown"):
-            raise ValueError("impala_token is brown or coloured")
-        s.pending_bless = 1 if d["pending_blessing"] else 0
-        s.revealed = 0
-        for k in d["revealed"]:
-            s.revealed |= 1u << DECK_KEYS.index(k)
-        s.nonempty = 0
-        s.top_known = 0
-        s.cards_left = 0
-        if len(d["decks"]) != N_DECKS:
-            raise ValueError("ten decks")
-        for dk, e in enumerate(d["decks"]):
-            if e["name"] != DECK_KEYS[dk]:
-                raise ValueError(f"deck {dk} is {DECK_KEYS[dk]}")
-            cards = e["cards"]
-            if len(cards) > DECK_SIZE:
-                raise ValueError("a deck holds at most 8 cards")
-            s.ndeck[dk] = len(cards)
-            for i, c in enumerate(cards):
-                s.deck[dk][i] = TYPE_KEYS.index(c)
-            if cards:
-                s.nonempty |= 1u << dk
-            s.cards_left += len(cards)
-            if e.get("top") is not None:
-                if not cards or e["top"] != cards[len(cards) - 1]:
-                    raise ValueError(f"the known top of {e['name']} is not its top card")
-                s.top_known |= 1u << dk
-        for t in range(N_TYPES):
-            s.box[t] = d["box"][TYPE_KEYS[t]]
-        for p, ps in enumerate(d["player_state"]):
-            for t in range(3):
-                s.herd[p][t] = ps["herd"][str(PY_RAID_VALUE[t])]
-                s.corral[p][t] = ps["corral"][str(PY_RAID_VALUE[t])]
-            s.champion[p] = 1 if ps["champion"] else 0
-            s.corrals_open[p] = ps["corrals_open"]
-            s.corrals_used[p] = ps["corrals_used"]
-            s.sneaked[p] = ps["sneaked"]
-            s.kept[p] = ps["kept_blessings"]
-            s.recv[p] = ps["received_blessings"]
-        slots = d["sable_face_down"]
-        if slots and s.sable < 0:
-            raise ValueError("face-down cards without the Sable Nation")
-        if len(slots) > MAX_SLOTS:
-            raise ValueError("too many face-down cards")
-        s.n_slots = len(slots)
-        for i, e in enumerate(slots):
-            s.slot[i].deck = DECK_KEYS.index(e["deck"])
-            s.slot[i].tier = PY_RAID_VALUE.index(e["value"])
-            s.slot[i].cap = PY_RAID_VALUE.index(e.get("max", 100))
-            s.slot[i].loc = LOC_KEYS.index(e["at"])
-            if s.slot[i].tier > s.slot[i].cap:
-                raise ValueError("a face-down card above its known bound")
-        if s.sable >= 0:
-            self.add_slots(1)
-        for p in range(n):
-            if min(s.herd[p][0], s.herd[p][1], s.herd[p][2]) < 0:
-                raise ValueError("negative herd")
-            s.n_herd[p] = s.herd[p][0] + s.herd[p][1] + s.herd[p][2]
-            s.herd_val[p] = sum(s.herd[p][t] * RAID_VALUE[t] for t in range(3))
-            s.corral_val[p] = sum(s.corral[p][t] * RAID_VALUE[t] for t in range(3))
-
-    def check_invariants(self) -> None:
-        """Raise AssertionError if any card is lost, duplicated or negative, or a count is off."""
-        cdef KState* s = &self.s
-        n = s.n
-        total = [0] * N_TYPES
-        hid_herd = [0, 0, 0]
-        hid_corral = [0, 0, 0]
-        hid_box = [0, 0, 0]
-        per_deck = [[0] * N_TYPES for _ in range(N_DECKS)]
-        cards_left = 0
-        for dk in range(N_DECKS):
-            assert 0 <= s.ndeck[dk] <= DECK_SIZE, "deck size"
-            cards_left += s.ndeck[dk]
-            assert bool((s.nonempty >> dk) & 1) == (s.ndeck[dk] > 0), "non-empty mask"
-            if (s.top_known >> dk) & 1:
-                assert s.ndeck[dk] > 0, "known top of an empty deck"
-            for i in range(s.ndeck[dk]):
-                t = s.deck[dk][i]
-                assert 0 <= t < N_TYPES, "card type"
-                per_deck[dk][t] += 1
-                total[t] += 1
-        assert cards_left == s.cards_left, "cards left"
-        assert s.n_slots == 0 or s.sable >= 0, "face-down cards without Sable"
-        for i in range(s.n_slots):
-            sl = s.slot[i]
-            assert 0 <= sl.deck < N_DECKS and 0 <= sl.tier <= 2 and sl.tier <= sl.cap <= 2, "slot"
-            assert 0 <= sl.loc <= 2, "slot place"
-            per_deck[sl.deck][sl.tier] += 1
-            (hid_herd, hid_corral, hid_box)[sl.loc][sl.tier] += 1
-        for dk in range(N_DECKS):
-            for t in range(N_TYPES):
-                assert per_deck[dk][t] <= PY_DECK_COUNT[t], "more cards of a kind than the deck has"
-        for t in range(N_TYPES):
-            assert s.box[t] >= 0, "negative box"
-            total[t] += s.box[t]
-        for p in range(n):
-            for t in range(3):
-                assert s.herd[p][t] >= 0 and s.corral[p][t] >= 0, "negative herd or corral"
-                total[t] += s.herd[p][t] + s.corral[p][t]
-            assert s.n_herd[p] == s.herd[p][0] + s.herd[p][1] + s.herd[p][2], "herd count"
-            assert s.herd_val[p] == sum(s.herd[p][t] * RAID_VALUE[t] for t in range(3)), "herd value"
-            assert s.corral_val[p] == sum(s.corral[p][t] * RAID_VALUE[t] for t in range(3)), \
-                "corral value"
-            assert s.champion[p] in (0, 1), "at most one champion"
-            total[T_CHAMP] += s.champion[p]
-            assert s.kept[p] >= 0 and s.recv[p] >= 0, "negative blessings"
-            total[T_BLESS] += s.kept[p] + s.recv[p]
-            assert s.corrals_open[p] >= 0 and s.corrals_used[p] >= 0, "negative corrals"
-            tiles = PY_CORRALS[n] + (MOROKANTH_EXTRA if s.khan[p] == K_MOROKANTH else 0)
-            assert s.corrals_open[p] + s.corrals_used[p] == tiles, "corral tiles"
-            assert 0 <= s.sneaked[p] <= s.corrals_used[p], "sneaked cards"
-            assert s.sneaked[p] == 0 or p == s.llama, "only the High Llama Tribe sneaks"
-            nc = sum(s.corral[p][t] for t in range(3))
-            assert nc >= s.corrals_used[p] + s.sneaked[p], "every used corral holds a card"
-            assert (nc == 0) == (s.corrals_used[p] == 0), "a used corral holds cards"
-            if p == s.sable:
-                for t in range(3):
-                    assert hid_herd[t] <= s.herd[p][t] and hid_corral[t] <= s.corral[p][t], \
-                        "face-down cards"
-        for t in range(3):
-            assert hid_box[t] <= s.box[t], "face-down cards in the box"
-        total[T_BLESS] += s.pending_bless
-        for t in range(N_TYPES):
-            assert total[t] == PY_DECK_COUNT[t] * N_DECKS, f"{TYPE_KEYS[t]} cards lost or doubled"
-        assert sum(total) == N_DECKS * DECK_SIZE
-        assert len(set(s.khan[p] for p in range(n))) == n, "a Khan twice"
-        assert s.impala_token == 0 or s.impala >= 0, "Impala token without the Impala People"
-        assert s.pending_bless == (1 if s.phase == PH_BLESS else 0), "pending blessing"
-        if s.phase in (PH_REVEAL, PH_PICK):
-            assert s.actor == s.impala and (s.revealed & ~s.top_known) == 0, "reveal"
-            assert popcount(s.revealed) <= IMPALA_REVEAL, "at most three reveals"
-            assert s.phase == PH_REVEAL or s.revealed, "a card to pick"
-        else:
-            assert s.revealed == 0, "reveals outside the ability"
-        if s.phase == PH_OVER:
-            assert s.cards_left == 0 and s.actor == -1, "the game ends when every deck is empty"
-        elif s.phase != PH_BLESS:
-            assert s.cards_left > 0, "the game ends when every deck is empty"
-
-
-# ---------------------------------------------------------------- notation helpers
-def steal_text(int code) -> str:
-    q, t = code >> 2, code & 3
-    return f"P{q}-" + ("random" if t == TIER_RANDOM else str(PY_RAID_VALUE[t]))
-
-def khan_from_json(cls, d):
-    try:
-        if not isinstance(d, dict):
-            raise ValueError("a Khan of Khans state is a JSON object")
-        if d.get("game") != "khan":
-            raise ValueError("not a Khan of Khans state")
-        khans = d["khans"]
-        st = cls(d["players"], d.get("seed", 0), khans=khans)
-        if len(d["player_state"]) != d["players"]:
-            raise ValueError("one player_state per seat")
-        (<KhanOfKhans>st).load(d)
-        st.check_invariants()
-    except (KeyError, TypeError, IndexError, AssertionError, AttributeError, OverflowError) as e:
-        raise ValueError(f"impossible or malformed Khan of Khans state: {e!r}") from None
-    return st
-
-
-# ---------------------------------------------------------------- the view form (from_view)
-# The fields to_json(view=seat) writes, in order (docs/views/khan.md).
-VIEW_KEYS = ("game", "players", "turn", "phase", "to_move", "khans", "impala_token",
-             "pending_blessing", "revealed", "decks", "box", "box_face_down",
-             "sable_face_down", "player_state", "view")
-VALUE_TYPE = {20: "raid20", 50: "raid50", 100: "raid100"}
-
-
-def _view_hashes(v, int seat):
-    """(public, private) hashes of a (checked) view of `seat`. Public: what every seat sees
-    alike (the view without its seat, the values of Sable's face-down cards and Sable's score;
-    a deck's unseen cards as the others count them, face-down Sable cards included); it is the
-    same for every seat of one position. Private: the seat and, for the Sable Nation, the
-    values of its face-down cards."""
-    khans = v["khans"]
-    sable = khans.index("sable") if "sable" in khans else -1
-    knows = seat == sable or v["phase"] == "over"
-    slots = v["sable_face_down"]
-    pub = {k: v[k] for k in VIEW_KEYS
-           if k not in ("view", "decks", "sable_face_down", "player_state")}
-    decks = []
-    for e in v["decks"]:
-        unseen = {t: c for t, c in e["unseen"].items() if c}
-        if knows:
-            for sl in slots:
-                if sl["deck"] == e["name"]:
-                    t = VALUE_TYPE[sl["value"]]
-                    unseen[t] = unseen.get(t, 0) + 1
-        decks.append({"name": e["name"], "count": e["count"], "top": e["top"], "unseen": unseen})
-    pub["decks"] = decks
-    pub["sable_face_down"] = [{k: sl[k] for k in ("deck", "at", "max")} for sl in slots]
-    pub["player_state"] = [{k: x for k, x in ps.items() if not (p == sable and k == "score")}
-                           for p, ps in enumerate(v["player_state"])]
-    private = ["khan", seat, [sl["value"] for sl in slots] if seat == sable else None]
-    return _stable_hash(pub), _stable_hash(private)
-
-
-def _vint(x, lo, hi, what):
-    if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
-        raise ValueError(f"{what} must be an integer from {lo} to {hi}, not {x!r}")
-    return x
-
-
-def _first_difference(a, b, path):
-    """Where the given JSON value a first differs from the rebuilt b (None if nowhere)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in b:
-            if k not in a:
-                return f"{path}.{k} is missing"
-        for k in a:
-            if k not in b:
-                return f"{path}.{k} is not a field here"
-            r = _first_difference(a[k], b[k], f"{path}.{k}")
-            if r:
-                return r
-        return None
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return f"{path} has {len(a)} entries, the position gives {len(b)}"
-        for i in range(len(a)):
-            r = _first_difference(a[i], b[i], f"{path}[{i}]")
-            if r:
-                return r
-        return None
-    if type(a) in (int, bool) and type(b) in (int, bool) and a == b:
-        return None
-    if type(a) is type(b) and a == b:
-        return None
-    return f"{path} is {a!r}, the position gives {b!r}"
-
-
-def _fill_view(v):
-    """Check a view's shape and build the full-state dict from_json reads: each deck's unseen
-    cards sorted by type (bottom first) under its known top; for a seat other than the Sable
-    Nation, each face-down card takes the lowest Raid! card left among its deck's unseen
-    cards, tightest known bound first. Returns (seat, full-state dict)."""
-    if not isinstance(v, dict):
-        raise ValueError("a Khan of Khans view is a JSON object")
-    if v.get("game") != "khan":
-        raise ValueError('not a Khan of Khans view ("game" must be "khan")')
-    for k in VIEW_KEYS:
-        if k not in v:
-            raise ValueError(f"the view has no field {k!r}")
-    n = _vint(v["players"], 2, 5, "players")
-    o = _vint(v["view"], 0, n - 1, "view (the seat)")
-    _vint(v["turn"], 0, 100000, "turn")
-    khans = v["khans"]
-    if not isinstance(khans, list) or len(khans) != n \
-            or not all(isinstance(k, str) and k in KHAN_KEYS for k in khans) \
-            or len(set(khans)) != n:
-        raise ValueError(f"khans must list {n} different Khans among {', '.join(KHAN_KEYS)}")
-    sable = khans.index("sable") if "sable" in khans else -1
-    phases = ("main", "blessing", "reveal", "pick", "over")
-    if not isinstance(v["phase"], str) or v["phase"] not in phases:
-        raise ValueError(f"phase must be one of {', '.join(phases)}, not {v['phase']!r}")
-    _vint(v["to_move"], -1, n - 1, "to_move")
-    if v["impala_token"] not in ("coloured", "brown"):
-        raise ValueError('impala_token must be "coloured" or "brown"')
-    if not isinstance(v["pending_blessing"], bool):
-        raise ValueError("pending_blessing must be true or false")
-    if not isinstance(v["revealed"], list) or not all(
-            isinstance(k, str) and k in DECK_KEYS for k in v["revealed"]):
-        raise ValueError("revealed must list deck names")
-    box = v["box"]
-    if not isinstance(box, dict) or set(box) != set(TYPE_KEYS):
-        raise ValueError(f"box must give a count for each card type ({', '.join(TYPE_KEYS)})")
-    for t in TYPE_KEYS:
-        _vint(box[t], 0, N_DECKS * PY_DECK_COUNT[TYPE_KEYS.index(t)], f"box {t}")
-    _vint(v["box_face_down"], 0, MAX_SLOTS, "box_face_down")
-    if not isinstance(v["player_state"], list) or len(v["player_state"]) != n \
-            or not all(isinstance(ps, dict) for ps in v["player_state"]):
-        raise ValueError(f"player_state must hold one object per seat ({n})")
-    for p, ps in enumerate(v["player_state"]):
-        for k in ("herd", "corral"):
-            if not isinstance(ps.get(k), dict) or set(ps[k]) != {"100", "50", "20"}:
-                raise ValueError(f"player_state[{p}].{k} must count the Raid! cards by value "
-                                 '("100", "50", "20")')
-            for x in ("100", "50", "20"):
-                _vint(ps[k][x], 0, 40, f"player_state[{p}].{k}[{x!r}]")
-        for k in ("corrals_open", "corrals_used", "sneaked", "kept_blessings",
-                  "received_blessings"):
-            _vint(ps.get(k), 0, 10, f"player_state[{p}].{k}")
-        if not isinstance(ps.get("champion"), bool):
-            raise ValueError(f"player_state[{p}].champion must be true or false")
-    slots = v["sable_face_down"]
-    if not isinstance(slots, list) or len(slots) > MAX_SLOTS:
-        raise ValueError(f"sable_face_down must be a list of at most {MAX_SLOTS} cards")
-    if slots and sable < 0:
-        raise ValueError("face-down cards without the Sable Nation")
-    # the Sable Nation knows its face-down cards; at the end everyone sees them
-    knows = o == sable or v["phase"] == "over"
-    values, caps = [], []
-    for i, sl in enumerate(slots):
-        if not isinstance(sl, dict) or not isinstance(sl.get("deck"), str) \
-                or sl.get("deck") not in DECK_KEYS or sl.get("at") not in LOC_KEYS \
-                or sl.get("max") not in PY_RAID_VALUE or isinstance(sl.get("max"), bool):
-            raise ValueError(f"sable_face_down[{i}] needs a deck name, at (herd, corral, box) "
-                             "and max (20, 50 or 100)")
-        caps.append(PY_RAID_VALUE.index(sl["max"]))
-        if knows:
-            if sl.get("value") not in PY_RAID_VALUE or isinstance(sl.get("value"), bool):
-                raise ValueError(f"sable_face_down[{i}]: the Sable Nation's view, and every view "
-                                 "at the end, gives the value (20, 50 or 100) of each face-down card")
-            values.append(sl["value"])
-        else:
-            if "value" in sl:
-                raise ValueError(f"sable_face_down[{i}] holds a value seat {o} cannot see")
-            values.append(None)
-    decks = v["decks"]
-    if not isinstance(decks, list) or len(decks) != N_DECKS:
-        raise ValueError(f"decks must list the {N_DECKS} decks")
-    full_decks = []
-    for dk, e in enumerate(decks):
-        name = DECK_KEYS[dk]
-        if not isinstance(e, dict) or e.get("name") != name:
-            raise ValueError(f"decks[{dk}] must be the deck {name!r}")
-        count = _vint(e.get("count"), 0, DECK_SIZE, f"the card count of {name}")
-        top = e.get("top")
-        if top is not None and top not in TYPE_KEYS:
-            raise ValueError(f"the top of {name} must be null or a card type")
-        if top is not None and count == 0:
-            raise ValueError(f"impossible view: {name} is empty but has a known top")
-        unseen = e.get("unseen")
-        if not isinstance(unseen, dict) or not all(t in TYPE_KEYS for t in unseen):
-            raise ValueError(f"the unseen cards of {name} must map card types to counts")
-        pool = []
-        for t in range(N_TYPES):
-            k = _vint(unseen.get(TYPE_KEYS[t], 0), 0, DECK_SIZE, f"unseen {TYPE_KEYS[t]} of {name}")
-            pool += [t] * k
-        if not knows:
-            mine = [i for i, sl in enumerate(slots) if sl["deck"] == name]
-            for i in sorted(mine, key=lambda i: (caps[i], i)):
-                if not pool or pool[0] > caps[i]:
-                    raise ValueError(f"impossible view: no unseen Raid! card of {name} fits the "
-                                     f"face-down card sable_face_down[{i}]")
-                values[i] = PY_RAID_VALUE[pool.pop(0)]
-        below = count - (0 if top is None else 1)
-        if below != len(pool):
-            raise ValueError(f"impossible view: {name} holds {count} cards"
-                             f"{' (top known)' if top is not None else ''} but "
-                             f"{len(pool)} unseen ones are left for it")
-        full_decks.append({"name": name, "count": count, "top": top,
-                           "cards": [TYPE_KEYS[t] for t in pool] + ([] if top is None else [top])})
-    import copy
-    d = {k: copy.deepcopy(v[k]) for k in VIEW_KEYS if k != "view"}
-    d["seed"] = 0
-    d["decks"] = full_decks
-    d["sable_face_down"] = [{"deck": sl["deck"], "at": sl["at"], "max": sl["max"],
-                             "value": values[i]} for i, sl in enumerate(slots)]
-    return o, d
-
-
-def khan_from_view(cls, v):
-    try:
-        o, d = _fill_view(v)
-        try:
-            st = khan_from_json(cls, d)
-        except ValueError as e:
-            why = str(e).replace("impossible or malformed Khan of Khans state: ", "")
-            raise ValueError(f"impossible Khan of Khans view: {why}") from None
-        given = {k: v[k] for k in VIEW_KEYS}
-        given["decks"] = [dict(e, unseen={t: c for t, c in e["unseen"].items() if c})
-                          for e in v["decks"]]
-        diff = _first_difference(given, st.to_json(view=o), "view")
-        if diff:
-            raise ValueError(f"the view does not fit together: {diff}")
-        public, private = _view_hashes(v, o)
-        (<KhanOfKhans>st).adopt_view(o, public, private)
-    except (KeyError, TypeError, IndexError, AttributeError, OverflowError) as e:
-        raise ValueError(f"malformed Khan of Khans view: {e!r}") from None
-    return st
+    @cython.boundscheck(True)
+    def _set_fields(self, dict fields not None) -> None:
+        """Overwrite the C state with `fields`, shaped as `_fields()` returns them. The
+        conversion checks every type, list length and C range, and writes nothing unless all
+        of it converts; the meaning was checked before (engine/games/khan.py), and the caller
+        checks the invariants after."""
+        self.s = fields

@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional, Sequence
 
-from cext.khan import KhanOfKhans
+from engine.games.khan import DERIVED, KhanOfKhans
 
 TYPES = ("raid20", "raid50", "raid50", "raid100", "blessing", "stampede", "champion", "magic")
 DECKS = ("boldhome", "colymar", "duckpoint", "dragonseye", "dwarfmine", "earthshaker",
@@ -17,12 +17,18 @@ def position(khans: Sequence[str], *, tops: Optional[Dict[str, List[str]]] = Non
              corrals: Optional[Dict[int, List[int]]] = None,
              champions: Sequence[int] = (), kept: Optional[Dict[int, int]] = None,
              corrals_used: Optional[Dict[int, int]] = None, to_move: int = 0, seed: int = 0,
-             edit=None) -> KhanOfKhans:
+             filler: str = "magic", edit=None) -> KhanOfKhans:
     """A position in the main phase. `tops[deck]` lists the cards to put on top of that deck
     (last = top card); `herds[p]` / `corrals[p]` list raid values moved there from the decks
     (taken from the bottom of the decks, never from the named tops); `champions` hold a
     Tribal Champion; `kept[p]` unused blessings. The decks keep their other cards in the
-    seed's order. Sable's herd cards become face-down cards of the deck they are taken from."""
+    seed's order. Sable's cards become face-down cards of the deck they are taken from (its
+    corralled ones older than those in its herd).
+
+    The rules must be able to reach it, so the turn counter is the one the cards drawn, the
+    corrals and the sneaks imply; when the seat to move needs up to n-1 more turns, they are
+    kept blessings used (as many as the players received) or else draws of `filler` cards,
+    taken from the bottom of the last decks and discarded."""
     g = KhanOfKhans(len(khans), seed, khans=list(khans))
     d = copy.deepcopy(g.to_json())
     decks = {e["name"]: e for e in d["decks"]}
@@ -45,27 +51,18 @@ def position(khans: Sequence[str], *, tops: Optional[Dict[str, List[str]]] = Non
         for c in cards:
             decks[name]["cards"].remove(c)
     reserved = {}
-    for p, values in (herds or {}).items():
-        ps = d["player_state"][p]
-        for v in values:
-            origin = take(VALUE_KEY[v])
-            if ps["khan"] == "sable":
-                d["sable_face_down"].append({"deck": origin, "at": "herd", "max": 100, "value": v})
-            else:
-                ps["herd"][str(v)] += 1
-    for p, values in (corrals or {}).items():
-        ps = d["player_state"][p]
-        for v in values:
-            origin = take(VALUE_KEY[v])
-            if ps["khan"] == "sable":
-                d["sable_face_down"].append({"deck": origin, "at": "corral", "max": 100,
-                                             "value": v})
-            else:
-                ps["corral"][str(v)] += 1
+    for place, held in (("corral", corrals), ("herd", herds)):      # older cards first
+        for p, values in (held or {}).items():
+            ps = d["player_state"][p]
+            for v in values:
+                origin = take(VALUE_KEY[v])
+                if ps["khan"] == "sable":
+                    d["sable_face_down"].append({"deck": origin, "at": place, "max": 100,
+                                                 "value": v})
+                else:
+                    ps[place][str(v)] += 1
     for p, used in (corrals_used or {}).items():
-        ps = d["player_state"][p]
-        ps["corrals_used"] += used
-        ps["corrals_open"] -= used
+        d["player_state"][p]["corrals_used"] += used
     for p in champions:
         take("champion")
         d["player_state"][p]["champion"] = True
@@ -92,10 +89,63 @@ def position(khans: Sequence[str], *, tops: Optional[Dict[str, List[str]]] = Non
             placed += sum(ps["kept_blessings"] + ps["received_blessings"]
                           for ps in d["player_state"])
         d["box"][t] = TYPES.count(t) * 10 - placed
-    d["to_move"] = to_move
     if edit:
         edit(d)
-    return KhanOfKhans.from_json(d)
+    settle_turn(d, to_move, filler, {k: len(v) for k, v in (tops or {}).items()})
+    return KhanOfKhans.from_json(without_derived(d))
+
+
+def settle_turn(d: dict, to_move: int, filler: str, top_sizes: Dict[str, int]) -> None:
+    """Set the turn to one the rules reach with `to_move` to move (see position)."""
+    n = len(d["khans"])
+    first = d["khans"].index("impala") if "impala" in d["khans"] else 0
+    drawn = 80 - sum(len(e["cards"]) for e in d["decks"])
+    quiet = sum(ps["corrals_used"] + ps["sneaked"] for ps in d["player_state"])
+    missing = (to_move - first - drawn - quiet) % n
+    uses = min(missing, sum(ps["received_blessings"] for ps in d["player_state"]))
+    for _ in range(missing - uses):
+        e = next((e for e in reversed(d["decks"])
+                  if filler in e["cards"][:len(e["cards"]) - top_sizes.get(e["name"], 0)]), None)
+        if e is None:
+            raise AssertionError(f"no {filler} left to draw: give position another filler")
+        e["cards"].remove(filler)
+        d["box"][filler] += 1
+    d["turn"] = drawn + quiet + missing
+    d["to_move"] = to_move
+
+
+def clear_decks(keep: Dict[str, int]):
+    """An edit for position: every deck keeps only its top keep[name] cards (none if not
+    named); the rest go to the box, but for the Waha's Blessings (never discarded), which the
+    seats have received in turn, seat 0 first."""
+    def edit(d: dict) -> None:
+        seat = 0
+        for e in d["decks"]:
+            k = keep.get(e["name"], 0)
+            gone, e["cards"] = e["cards"][:len(e["cards"]) - k], e["cards"][len(e["cards"]) - k:]
+            for c in gone:
+                if c == "blessing":
+                    d["player_state"][seat]["received_blessings"] += 1
+                    seat = (seat + 1) % len(d["player_state"])
+                else:
+                    d["box"][c] += 1
+    return edit
+
+
+def without_derived(d: dict) -> dict:
+    """`d` without the fields the loader derives (scores, counts, ...): after an edit they
+    would be stale, and a stale derived field is refused."""
+    d = {k: v for k, v in d.items() if k not in DERIVED}
+    d["player_state"] = [{k: v for k, v in ps.items() if k not in DERIVED}
+                         for ps in d["player_state"]]
+    d["decks"] = [{k: v for k, v in e.items() if k not in DERIVED} for e in d["decks"]]
+    return d
+
+
+def token_coloured(d: dict) -> None:
+    """An edit for position: the Impala People's token coloured side up (the ability ready).
+    Only a corral turns it: give the Impala People a used corral too."""
+    d["impala_token"] = "coloured"
 
 
 def play(g: KhanOfKhans, *texts: str) -> None:

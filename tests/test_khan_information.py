@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from cext.khan import KhanOfKhans
-from khan_support import play, position
+from engine.games.khan import KhanOfKhans
+from khan_support import play, position, token_coloured
 from game_support import advance, check_samples_keep_the_observers_knowledge
 
 ALL5 = ["impala", "bison", "morokanth", "sable", "llama"]
@@ -83,7 +83,7 @@ def test_top_card_is_uniform_over_the_unseen_cards_of_its_deck():
 
 def test_impala_revealed_cards_stay_on_top_known_to_all():
     g = position(["impala", "bison"], tops={"boldhome": ["magic"], "colymar": ["raid100"]},
-                 edit=lambda d: d.update(impala_token="coloured"))
+                 corrals={0: [20]}, corrals_used={0: 1}, edit=token_coloured)
     play(g, "observant", "reveal-boldhome", "reveal-colymar", "stop", "take-colymar")
     for o in (0, 1):
         rest = set()

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from cext.khan import KhanOfKhans
+from engine.games.khan import KhanOfKhans
 
 GAMES_PER_COUNT = 2000         # the issue asks for at least 2,000 random games per player count
 MOVE_LIMIT = 1000              # 80 cards: a game that gets here does not end

@@ -8,8 +8,8 @@ import copy
 
 import pytest
 
-from cext.khan import KhanOfKhans
-from khan_support import DECKS, herd_of, play, player, position, texts
+from engine.games.khan import KhanOfKhans
+from khan_support import DECKS, clear_decks, herd_of, play, player, position, texts, token_coloured
 
 TWO = ["bison", "morokanth"]           # two Khans without any effect on a plain raid
 
@@ -270,7 +270,7 @@ def test_impala_token_starts_brown_and_corralling_turns_it():
 def test_impala_reveals_up_to_three_decks_takes_one_and_the_rest_stay_known():
     g = position(["impala", "bison"], tops={"boldhome": ["raid20"], "colymar": ["magic"],
                                             "sundome": ["raid100"], "furthest": ["raid50"]},
-                 edit=lambda d: d.update(impala_token="coloured"))
+                 corrals={0: [20]}, corrals_used={0: 1}, edit=token_coloured)
     play(g, "observant", "reveal-boldhome", "reveal-colymar")
     assert g.phase == "reveal"
     view = g.to_json(view=1)                              # everyone sees the revealed cards
@@ -294,7 +294,7 @@ def test_impala_reveals_up_to_three_decks_takes_one_and_the_rest_stay_known():
 
 def test_impala_may_stop_after_one_reveal_and_resolves_the_card_as_a_raid():
     g = position(["impala", "bison"], tops={"boldhome": ["blessing"]}, herds={1: [50]},
-                 edit=lambda d: d.update(impala_token="coloured"))
+                 corrals={0: [20]}, corrals_used={0: 1}, edit=token_coloured)
     play(g, "observant")
     assert "stop" not in texts(g)                         # at least one card
     play(g, "reveal-boldhome", "stop", "take-boldhome")
@@ -399,37 +399,34 @@ def test_only_the_high_llama_tribe_sneaks():
 
 # ================================================================ game end and scoring
 def one_card_left(khans=TWO, last="raid20", **kw):
-    """Every deck empty except the last card of Sun Dome."""
-    def edit(d):
-        for e in d["decks"]:
-            for c in e["cards"] if e["name"] != "sundome" else e["cards"][:-1]:
-                d["box"][c] += 1
-            e["cards"] = [] if e["name"] != "sundome" else e["cards"][-1:]
-    return position(khans, tops={"sundome": [last]}, edit=edit, **kw)
+    """Every deck empty except the last card of Sun Dome. The Waha's Blessings drawn are never
+    discarded: those nobody keeps were received, in turn from seat 0 (10 blessings in all, 20
+    cows each); every other card drawn went to the box."""
+    return position(khans, tops={"sundome": [last]}, edit=clear_decks({"sundome": 1}), **kw)
 
 
 def test_the_game_ends_when_every_deck_is_empty():
-    g = one_card_left(herds={1: [50]})
+    g = one_card_left(herds={1: [50]})                   # five blessings each
     assert texts(g)[0] == "raid-sundome" and len([t for t in texts(g) if "raid" in t]) == 1
     play(g, "raid-sundome")
     assert g.is_terminal() and g.to_move == -1
-    assert g.scores() == [20, 50]
+    assert g.scores() == [20 + 100, 50 + 100]
     assert g.ranking() == [2, 1] and g.rewards() == [0.0, 1.0]
 
 
 def test_the_last_card_a_blessing_is_still_decided():
-    g = one_card_left(last="blessing", herds={1: [50]})
+    g = one_card_left(last="blessing", herds={1: [50]})  # nine received: five to P0, four to P1
     play(g, "raid-sundome")
     assert g.phase == "blessing" and not g.is_terminal()
     play(g, "steal-P1-50")
-    assert g.is_terminal() and g.scores() == [50, 20]
+    assert g.is_terminal() and g.scores() == [50 + 100, 20 + 80]
 
 
 def test_score_is_corrals_plus_herd_plus_20_per_blessing():
     g = one_card_left(herds={0: [100, 20]}, corrals={0: [50, 50]}, corrals_used={0: 1},
-                      kept={0: 2})
+                      kept={0: 2})                       # and four received by each seat
     play(g, "raid-sundome")
-    assert g.scores()[0] == 120 + 100 + 40 + 20
+    assert g.scores()[0] == 120 + 100 + 20 * (2 + 4) + 20
 
 
 def tie_position(herd0, herd1, kept0=0, kept1=0):
@@ -438,32 +435,35 @@ def tie_position(herd0, herd1, kept0=0, kept1=0):
 
 
 def test_tie_break_most_blessings():
-    # P0 draws a stampede and loses its 100: 20 + 50 + 50 + 20 (blessing) = 140 + ...
-    g = tie_position([100, 100, 20], [20], kept0=1, kept1=0)
+    # P0 keeps 2 blessings, each seat received 4 of the other 8; P0 draws a stampede and
+    # loses a 100: 100 + 20 + 40 + 80 against 20 + 100 (corral) + 80
+    g = tie_position([100, 100, 20], [20], kept0=2, kept1=0)
     play(g, "raid-sundome")
     s = g.scores()
-    assert s == [140, 120]
-    g = tie_position([100, 100], [50, 20], kept0=1, kept1=0)
+    assert s == [240, 200]
+    g = tie_position([100, 100], [50, 20], kept0=2, kept1=0)
     play(g, "raid-sundome")
-    assert g.scores() == [120, 170]
+    assert g.scores() == [220, 250]
 
 
 def test_tie_breaks_blessings_then_raid_cards_then_shared():
+    """All ten blessings are owned at the end, so with two players the blessing counts differ
+    by an even number: the blessings the seats do not keep were received half each."""
     def final(herd0, kept0, herd1, kept1):
         g = one_card_left(last="stampede", herds={0: herd0, 1: herd1},
                           kept={0: kept0, 1: kept1}, to_move=1)
         play(g, "raid-sundome")                          # P1's stampede on an empty-ish herd
         return g
-    # equal 120: P0 has one blessing more
-    g = final([100], 1, [50, 50, 20, 100], 0)            # P1 loses its 100: 120 vs 120
-    assert g.scores() == [120, 120] and g.ranking() == [1, 2] and g.rewards() == [1.0, 0.0]
-    assert g.tiebreaks(0) == (120, 1, 1)
-    # equal 120 and blessings: more raid cards wins
+    # equal 220: P0 has two blessings more (2 kept + 4 received against 4)
+    g = final([100], 2, [50, 50, 20, 20, 100], 0)        # P1 loses its 100: 220 vs 220
+    assert g.scores() == [220, 220] and g.ranking() == [1, 2] and g.rewards() == [1.0, 0.0]
+    assert g.tiebreaks(0) == (220, 6, 1)
+    # equal 220 and blessings (5 received each): more raid cards wins
     g = final([100, 20], 0, [50, 50, 20, 100], 0)
-    assert g.scores() == [120, 120] and g.ranking() == [2, 1] and g.rewards() == [0.0, 1.0]
+    assert g.scores() == [220, 220] and g.ranking() == [2, 1] and g.rewards() == [0.0, 1.0]
     # fully tied: shared first place, the win split
     g = final([100, 20], 0, [100, 100, 20], 0)
-    assert g.scores() == [120, 120] and g.ranking() == [1, 1] and g.rewards() == [0.5, 0.5]
+    assert g.scores() == [220, 220] and g.ranking() == [1, 1] and g.rewards() == [0.5, 0.5]
 
 
 # ================================================================ the interface

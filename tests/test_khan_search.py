@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from cext.khan import KhanOfKhans
-from khan_support import play_match, position
+from engine.games.khan import KhanOfKhans
+from khan_support import clear_decks, play_match, position
 from search import search
 from search.agents import HeuristicAgent, IsmctsAgent, RandomAgent
 from game_support import advance, stats_of
@@ -35,16 +35,12 @@ def test_states_the_searcher_cannot_tell_apart_give_the_same_search(players, mov
 
 
 def test_corrals_a_big_herd_before_the_last_cards():
-    """Two cards left, both Enemy Magic: P0 must corral its 300 cows (else it loses)."""
-    def edit(d):
-        for e in d["decks"]:
-            keep = 1 if e["name"] in ("boldhome", "colymar") else 0
-            for c in e["cards"][:len(e["cards"]) - keep]:
-                d["box"][c] += 1
-            e["cards"] = e["cards"][len(e["cards"]) - keep:]
+    """Two cards left, both Enemy Magic: P0 must corral its 300 cows (else it loses). The
+    blessings drawn were received, five by each seat."""
     g = position(["bison", "morokanth"], tops={"boldhome": ["magic"], "colymar": ["magic"]},
                  herds={0: [100, 100, 100], 1: [100, 50, 50, 20]},
-                 corrals={1: [50]}, corrals_used={1: 1}, edit=edit)
+                 corrals={1: [50]}, corrals_used={1: 1},
+                 edit=clear_decks({"boldhome": 1, "colymar": 1}))
     for mode in ("so", "mo"):
         r = search(g, iterations=2000, seed=1, mode=mode)
         assert r.text == "corral", r.stats[:3]
@@ -125,26 +121,23 @@ def test_the_playout_policy_reads_counts_not_the_order_of_the_decks():
 
 def test_the_playout_policy_plays_sensibly():
     # a 300-cow herd, only Enemy Magic left: corral (the uniform share aside)
-    def edit(d):
-        for e in d["decks"]:
-            keep = 1 if e["name"] in ("boldhome", "colymar") else 0
-            for c in e["cards"][:len(e["cards"]) - keep]:
-                d["box"][c] += 1
-            e["cards"] = e["cards"][len(e["cards"]) - keep:]
     g = position(["bison", "morokanth"], tops={"boldhome": ["magic"], "colymar": ["magic"]},
-                 herds={0: [100, 100, 100], 1: [100, 50, 50, 20]}, edit=edit)
+                 herds={0: [100, 100, 100], 1: [100, 50, 50, 20]},
+                 edit=clear_decks({"boldhome": 1, "colymar": 1}))
     draws = g.playout_choices(1, 500)
     assert draws.count(g.parse_move("corral")) > 0.85 * 500
     # a kept blessing and a 100 in the opponent's herd: take it
     g = position(["bison", "morokanth"], herds={1: [100, 20]}, kept={0: 1})
     draws = g.playout_choices(2, 500)
     assert draws.count(g.parse_move("bless-P1-100")) > 0.85 * 500
-    # a Raid! 100 on top of Sun Dome: raided when everyone knows it (Impala revealed it),
-    # not more often than another deck when it is merely there (the order is hidden)
+    # a Raid! 100 on top of Sun Dome: raided when everyone knows it (the Impala People, who
+    # corralled once, revealed it and took another card), not more often than another deck
+    # when it is merely there (the order is hidden)
     def known(d):
         next(e for e in d["decks"] if e["name"] == "sundome")["top"] = "raid100"
     raid_sundome = g.parse_move("raid-sundome")
-    g = position(["bison", "morokanth"], tops={"sundome": ["raid100"]}, edit=known)
+    impala = dict(tops={"sundome": ["raid100"]}, corrals={0: [20]}, corrals_used={0: 1})
+    g = position(["impala", "morokanth"], edit=known, **impala)
     assert g.playout_choices(3, 500).count(raid_sundome) > 0.85 * 500
-    g = position(["bison", "morokanth"], tops={"sundome": ["raid100"]})
+    g = position(["impala", "morokanth"], **impala)
     assert g.playout_choices(3, 500).count(raid_sundome) < 0.3 * 500

@@ -4,7 +4,9 @@ A view (to_json(view=seat)) holds everything the seat knows and nothing else: pe
 contents, the tops the Impala People revealed, the upper bounds of Sable's face-down cards
 learned from Stampede!, and (for the Sable Nation only) the values of its face-down cards.
 from_view builds a full state from it that searches exactly like the true position
-(docs/views/khan.md).
+(docs/views/khan.md). It takes only the view of the seat to move (or of a finished game);
+the checks that every seat's knowledge survives its view use the same loader without that
+rule (`rebuild`).
 """
 import copy
 import json
@@ -12,7 +14,8 @@ import random
 
 import pytest
 
-from cext.khan import KhanOfKhans, _view_hashes
+from engine.games.khan import KhanOfKhans, _view_hashes
+from engine.validation import IllegalPositionError
 from engine.registry import from_view
 from protocol_client import (check_view_and_seed_forms_search_alike,
                              play_from_the_seed_form, play_from_views)
@@ -70,6 +73,16 @@ def sample_positions():
 POSITIONS = sample_positions()
 
 
+def rebuild(view):
+    """The state of any seat's view: from_view for the seat to move (or a finished game);
+    for another seat, from_view's refusal, then the same loader without that rule."""
+    if view["phase"] == "over" or view["view"] == view["to_move"]:
+        return KhanOfKhans.from_view(view)
+    with pytest.raises(IllegalPositionError, match=r"^view: .* is to move"):
+        KhanOfKhans.from_view(copy.deepcopy(view))
+    return KhanOfKhans._from_any_seats_view(view)
+
+
 def pid(g):
     return f"{g.n_players}p-t{g.turn}-{g.phase}-{'.'.join(k[:2] for k in g.khans)}"
 
@@ -88,7 +101,7 @@ def test_the_sample_covers_every_phase_and_every_kind_of_knowledge():
 
 @pytest.mark.parametrize("g", POSITIONS, ids=pid)
 def test_a_state_from_a_view_is_seen_alike_and_searches_alike(g):
-    check_a_view_rebuilds_each_seats_world(g, KhanOfKhans.from_view)
+    check_a_view_rebuilds_each_seats_world(g, rebuild)
 
 
 def test_the_sable_nation_keeps_its_values_the_others_get_valid_ones():
@@ -96,7 +109,7 @@ def test_the_sable_nation_keeps_its_values_the_others_get_valid_ones():
     full = g.to_json()
     sable = g.khans.index("sable")
     for seat in range(g.n_players):
-        st = KhanOfKhans.from_view(g.to_json(view=seat)).to_json()
+        st = rebuild(g.to_json(view=seat)).to_json()
         if seat == sable:
             assert st["sable_face_down"] == full["sable_face_down"]
             assert st["player_state"][sable]["score"] == full["player_state"][sable]["score"]
@@ -108,7 +121,7 @@ def test_the_sable_nation_keeps_its_values_the_others_get_valid_ones():
                 assert a["value"] <= a["max"]
             for s in range(5):
                 other = g.determinized(seat, 60 + s)
-                again = KhanOfKhans.from_view(other.to_json(view=seat)).to_json()
+                again = rebuild(other.to_json(view=seat)).to_json()
                 assert again == st
         # deck contents by type, below the known tops, are the true ones
         for e, t in zip(st["decks"], full["decks"]):
@@ -122,9 +135,9 @@ def test_view_hashes_public_shared_by_every_seat_private_per_seat():
         hashes = [_view_hashes(g.to_json(view=s), s) for s in range(g.n_players)]
         assert len({pub for pub, _ in hashes}) == 1
         assert len({priv for _, priv in hashes}) == g.n_players
-        states = [KhanOfKhans.from_view(g.to_json(view=s)) for s in range(g.n_players)]
+        states = [rebuild(g.to_json(view=s)) for s in range(g.n_players)]
         for s in range(g.n_players):
-            again = KhanOfKhans.from_view(json.loads(json.dumps(g.to_json(view=s))))
+            again = rebuild(json.loads(json.dumps(g.to_json(view=s))))
             for p in range(g.n_players):
                 for mode in ("so", "mo"):
                     assert again.info_key(p, s, mode) == states[s].info_key(p, s, mode)
@@ -167,7 +180,7 @@ def test_the_sable_information_set_follows_its_face_down_values():
         if w is not None:
             break
     assert w is not None and w != v
-    x, y = KhanOfKhans.from_view(v), KhanOfKhans.from_view(w)
+    x, y = rebuild(v), rebuild(w)
     assert x.info_key(sable, sable, "so") != y.info_key(sable, sable, "so")
     other = (sable + 1) % g.n_players
     assert x.info_key(other, sable, "so") == y.info_key(other, sable, "so")
@@ -247,28 +260,35 @@ def test_a_finished_game_has_a_view_that_shows_the_face_down_cards():
             assert g.determinized(seat, 1).to_json() == g.to_json()
 
 
-def test_unknown_top_level_keys_and_explicit_zero_counts_are_accepted():
+def test_explicit_zero_counts_are_accepted_unknown_keys_refused():
+    """Field policy (docs/views/README.md): `unseen` may list types with 0; a key the format
+    does not have is refused, a seed too (a view never holds one)."""
     g = POSITIONS[5]
     view = g.to_json(view=g.to_move)
     v = copy.deepcopy(view)
-    v["seed"] = 12345                      # ignored: a view never needs one
-    v["comment"] = "from a client"
     for e in v["decks"]:
         e["unseen"].setdefault("magic", 0)
     assert KhanOfKhans.from_view(v).to_json(view=g.to_move) == view
+    for key, value in (("seed", 12345), ("comment", "from a client")):
+        with pytest.raises(ValueError, match=f"^\\(root\\): unknown key '{key}'"):
+            KhanOfKhans.from_view(dict(view, **{key: value}))
 
 
 # ---------------------------------------------------------------- refused views
 def base_view():
-    """A mid-game view of a seat other than the Sable Nation, with face-down cards."""
-    g = max((g for g in POSITIONS if g.n_players == 4 and g.phase == "main"), key=face_down)
-    seat = next(p for p in range(4) if g.khans[p] != "sable")
-    return g.to_json(view=seat)
+    """A mid-game view of the seat to move, not the Sable Nation, with face-down cards."""
+    g = max((g for g in POSITIONS if g.n_players == 4 and g.phase == "main"
+             and g.khans[g.to_move] != "sable"), key=face_down)
+    assert face_down(g) > 0
+    return g.to_json(view=g.to_move)
 
 
 def sable_view():
-    g = max((g for g in POSITIONS if g.n_players == 3), key=face_down)
-    return g.to_json(view=g.khans.index("sable"))
+    """The view of the Sable Nation to move, with face-down cards."""
+    g = max((g for g in POSITIONS if g.n_players == 3 and g.khans[g.to_move] == "sable"),
+            key=face_down)
+    assert face_down(g) > 0
+    return g.to_json(view=g.to_move)
 
 
 DELETE = object()
