@@ -1,0 +1,487 @@
+"""Loading Taschkent states and views: the one checked path (docs/views/taschkent.md).
+
+Every refusal is a ValueError whose message starts with the path of the field at fault. The
+regression inputs in /work/shared/regressions/ crashed the old loader; they are refused here.
+The move bound (MOST_MOVES) and the move generator's guard are tested at the end.
+"""
+import copy
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from cext import taschkent as core
+from engine.games.taschkent import DERIVED, Taschkent
+from engine.registry import from_json, from_view
+from engine.validation import IllegalPositionError, ViewError
+from protocol_client import Client
+from taschkent_support import (add_posts, build, fresh, give_action, give_goods, give_trading,
+                               hut, ps, to_round)
+
+REGRESSIONS = Path("/work/shared/regressions")
+
+
+def played(players, seed, moves):
+    """The position after `moves` random moves from a deal (fewer if the game ends)."""
+    g = Taschkent(players, seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if g.is_terminal():
+            break
+        g.apply(rng.choice(g.legal_moves()))
+    return g
+
+
+def finished_game(players=3, seed=4):
+    return played(players, seed, 10 ** 6)
+
+
+def selling(players=3, before_region=9):
+    """The first position of a random game in a trading round, in a region before
+    `before_region`."""
+    for seed in range(100):
+        g = Taschkent(players, seed)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            if g.phase == "sell" and g.to_json()["trade"]["region"] < before_region:
+                return g
+            g.apply(rng.choice(g.legal_moves()))
+    pytest.fail("no trading round reached")
+
+
+# ================================================================ the regression inputs
+def test_a_view_with_a_short_posts_list_is_refused():
+    v = json.loads((REGRESSIONS / "taschkent-view-short-posts.json").read_text())
+    for load in (Taschkent.from_view, from_view):
+        with pytest.raises(ViewError, match=r"^player_state\[1\]\.posts: expected 8 items, got 7$"):
+            load(v)
+
+
+def test_a_state_with_an_empty_kept_list_is_refused():
+    d = json.loads((REGRESSIONS / "taschkent-state-empty-kept.json").read_text())
+    for load in (Taschkent.from_json, from_json):
+        with pytest.raises(ViewError, match=r"^player_state\[0\]\.kept: expected 8 items, got 0$"):
+            load(d)
+
+
+def test_the_protocol_answers_the_short_posts_view_with_an_error_line():
+    """The same view through `position taschkent view`: one error line, and the engine goes on."""
+    engine = Client()
+    lines = (REGRESSIONS / "protocol-taschkent-view-short-posts.in").read_text().splitlines()
+    for line in lines:
+        engine.send(line)
+    answer = engine.until("info string error")[-1]
+    assert answer == "info string error player_state[1].posts: expected 8 items, got 7"
+    assert engine.ask("isready", "readyok")[-1] == "readyok"
+    engine.send("position taschkent players 3 seed 1")
+    assert engine.ask("legal", "legal")[-1].startswith("legal tugrik")
+    assert engine.close() == 0
+
+
+# ================================================================ whose view
+def test_the_view_of_a_seat_that_is_not_to_move_is_refused():
+    g = played(3, 7, 20)
+    assert not g.is_terminal()
+    Taschkent.from_view(g.to_json(view=g.to_move))
+    for seat in range(3):
+        if seat != g.to_move:
+            with pytest.raises(IllegalPositionError,
+                               match=rf"^view: this is seat {seat}'s view but seat {g.to_move} is to move"):
+                from_view(g.to_json(view=seat))
+
+
+def test_every_seat_has_a_view_of_a_finished_game():
+    g = finished_game()
+    for seat in range(3):
+        assert Taschkent.from_view(g.to_json(view=seat)).to_json(view=seat) == g.to_json(view=seat)
+
+
+def test_a_view_may_not_hold_another_seats_cards():
+    g = played(3, 7, 20)
+    v = g.to_json(view=g.to_move)
+    other = (g.to_move + 1) % 3
+    v["player_state"][other]["action_cards"] = {}
+    with pytest.raises(ViewError, match=rf"^player_state\[{other}\]\.action_cards: seat "):
+        Taschkent.from_view(v)
+
+
+def test_a_view_without_the_viewers_cards_is_refused():
+    g = played(3, 7, 20)
+    v = g.to_json(view=g.to_move)
+    del v["player_state"][g.to_move]["action_cards"]
+    with pytest.raises(ViewError, match=rf"^player_state\[{g.to_move}\]: missing key 'action_cards'"):
+        Taschkent.from_view(v)
+
+
+# ================================================================ the field policy
+def state_and_view():
+    g = played(2, 11, 30)
+    assert not g.is_terminal()
+    return g.to_json(), g.to_json(view=g.to_move)
+
+
+def other_count(x):
+    return x - 1 if x else x + 1
+
+
+STALE = [
+    ("state", ("trading_pile_count",), other_count, r"^trading_pile_count: is \d+, but the position gives \d+"),
+    ("state", ("end_triggered",), lambda x: not x, r"^end_triggered: is (True|False), but the position gives"),
+    ("state", ("last_card_taken",), lambda x: not x, r"^last_card_taken: is"),
+    ("state", ("virtual_player",), lambda x: not x, r"^virtual_player: is"),
+    ("state", ("action_pile_count",), other_count, r"^action_pile_count: is"),
+    ("state", ("player_state", 1, "action_card_count"), lambda x: x + 1,
+     r"^player_state\[1\]\.action_card_count: is"),
+    ("state", ("player_state", 0, "hut"), lambda x: "R6" if x != "R6" else "R7", r"^player_state\[0\]\.hut: is"),
+    ("view", ("trading_pile_contents", "silk"), other_count, r"^trading_pile_contents\.silk: is"),
+    ("view", ("unknown_action_cards", "removal"), other_count, r"^unknown_action_cards\.removal: is"),
+    ("view", ("trading_pile_count",), other_count, r"^trading_pile_count: is"),
+]
+
+
+def at(obj, path):
+    for step in path[:-1]:
+        obj = obj[step]
+    return obj
+
+
+@pytest.mark.parametrize("kind,path,change,message", STALE, ids=[".".join(map(str, s[1])) for s in STALE])
+def test_a_stale_derived_field_is_refused_and_may_be_left_out(kind, path, change, message):
+    state, view = state_and_view()
+    d = state if kind == "state" else view
+    load = Taschkent.from_json if kind == "state" else Taschkent.from_view
+    lean = copy.deepcopy(d)
+    field = path if path[-1] in DERIVED else path[:-1]
+    del at(lean, field)[field[-1]]                 # the derived field (a key, or an object)
+    assert load(lean).to_json(None if kind == "state" else d["view"]) == d
+    at(d, path)[path[-1]] = change(at(d, path)[path[-1]])
+    with pytest.raises(IllegalPositionError, match=message):
+        load(d)
+
+
+UNKNOWN_KEYS = [
+    (("colour",), r"^\(root\): unknown key 'colour'"),
+    (("player_state", 1, "score"), r"^player_state\[1\]: unknown key 'score'"),
+    (("player_state", 0, "goods", "gold"), r"^player_state\[0\]\.goods: unknown key 'gold'"),
+    (("huts", 3, "owner"), r"^huts\[3\]: unknown key 'owner'"),
+    (("connections", 0, "length"), r"^connections\[0\]: unknown key 'length'"),
+    (("camels", "black"), r"^camels: unknown key 'black'"),
+    (("virtual_cards", "gold"), r"^virtual_cards: unknown key 'gold'"),
+]
+
+
+@pytest.mark.parametrize("path,message", UNKNOWN_KEYS, ids=[".".join(map(str, p)) for p, _ in UNKNOWN_KEYS])
+def test_unknown_keys_are_refused_at_every_level(path, message):
+    for d, load in zip(state_and_view(), (Taschkent.from_json, Taschkent.from_view)):
+        at(d, path)[path[-1]] = 1
+        with pytest.raises(ViewError, match=message):
+            load(d)
+
+
+def test_a_view_holds_no_seed_and_no_hidden_pile():
+    _, view = state_and_view()
+    for key, value in (("seed", 3), ("action_pile", []), ("trading_pile", [])):
+        v = dict(view, **{key: value})
+        with pytest.raises(ViewError, match=rf"^\(root\): unknown key '{key}'"):
+            Taschkent.from_view(v)
+
+
+def test_sets_may_come_in_any_order_and_with_zero_counts():
+    g = selling(3)
+    d = g.to_json()
+    for h in d["huts"]:
+        h["goods"].reverse()
+    d["trade"]["passed"].reverse()
+    d["played_cards"]["caravan"] = d["played_cards"].get("caravan", 0)
+    for p in range(3):
+        ps(d, p)["action_cards"].setdefault("removal", 0)
+    assert Taschkent.from_json(d).to_json() == g.to_json()
+
+
+def test_piles_keep_their_order():
+    d = played(3, 5, 12).to_json()
+    st = Taschkent.from_json(copy.deepcopy(d))
+    assert st.to_json()["trading_pile"] == d["trading_pile"]
+    d["trading_pile"].reverse()
+    assert Taschkent.from_json(d).to_json()["trading_pile"] == d["trading_pile"]
+
+
+MALFORMED = [
+    ("players as text", ("players",), "3", r"^players: expected an integer, got string"),
+    ("tugrik as text", ("player_state", 1, "tugrik"), "three", r"^player_state\[1\]\.tugrik: expected an integer"),
+    ("tugrik as float", ("player_state", 1, "tugrik"), 3.0, r"^player_state\[1\]\.tugrik: expected an integer"),
+    ("tugrik as bool", ("player_state", 1, "tugrik"), True, r"^player_state\[1\]\.tugrik: expected an integer"),
+    ("huge tugrik", ("player_state", 1, "tugrik"), 2 ** 70, r"^player_state\[1\]\.tugrik: must be from 0"),
+    ("nine posts", ("player_state", 2, "posts"), [0] * 9, r"^player_state\[2\]\.posts: expected 8 items, got 9"),
+    ("hut nowhere", ("huts", 20, "at"), "moon", r"^huts\[20\]\.at: must be one of"),
+    ("hut renamed", ("huts", 13, "id"), "N9", r"^huts\[13\]\.id: must be \"N2\""),
+    ("bad border", ("connections", 0, "border"), "1-8", r"^connections\[0\]\.border: must be one of"),
+    ("unknown phase", ("phase",), "dance", r"^phase: must be one of"),
+    ("unknown card", ("action_pile", 0), "joker", r"^action_pile\[0\]: must be one of"),
+    ("three of a card", ("played_cards", "removal"), 3, r"^played_cards\.removal: must be from 0 to 2"),
+    ("too many camels", ("camels", "indigo2"), 6, r"^camels\.indigo2: must be from 0 to 5, not 6"),
+    ("missing turns", ("turns",), None, r"^\(root\): missing key 'turns'"),
+]
+
+
+@pytest.mark.parametrize("name,path,value,message", MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_a_malformed_state_names_the_field(name, path, value, message):
+    d = played(3, 5, 12).to_json()
+    if value is None:
+        del at(d, path)[path[-1]]
+    else:
+        at(d, path)[path[-1]] = value
+    with pytest.raises(ViewError, match=message):
+        Taschkent.from_json(d)
+
+
+@pytest.mark.parametrize("bad", [None, [], "taschkent", 3, 2.5, True])
+def test_anything_but_an_object_is_a_value_error(bad):
+    for load in (Taschkent.from_json, Taschkent.from_view):
+        with pytest.raises(ViewError, match="must be a JSON object"):
+            load(bad)
+
+
+def test_deep_and_huge_inputs_are_value_errors_without_recursion():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    d = played(3, 5, 12).to_json()
+    d["seed"] = deep
+    with pytest.raises(ViewError, match="nested deeper"):
+        Taschkent.from_json(d)
+    d["seed"] = list(range(200_000))
+    with pytest.raises(ViewError, match="too large"):
+        Taschkent.from_json(d)
+
+
+# ================================================================ positions the rules cannot reach
+def _kept_outside_trading(d):
+    add_posts(d, 0, 3)
+    ps(d, 0)["kept"][2] = 1
+
+
+def _hand_of_a_cameleer_that_never_moved(d):
+    give_action(d, 1, "removal")
+    ps(d, 1)["cameleer"] = "outside"
+
+
+def _removed_without_shortage(d):
+    d["camels"]["iron"] -= 2
+    d["removed_goods"]["iron"] += 2
+
+
+def _kalmyk_hut_in_round_one(d):
+    hut(d, "N1")["at"] = "kalmyk"
+
+
+def _supply_emptied_out_of_order(d):
+    hut(d, "N5")["at"] = "R6"
+
+
+def _marker_before_moving(d):
+    d["marker"] = 2                            # seat 2 has not had its turn in round 1
+    ps(d, 2)["cameleer"] = "horses"
+
+
+def _last_start_before_any_move(d):
+    d["last_start"] = "iron"
+
+
+def _seat_out_of_turn(d):
+    d["to_move"] = 1
+
+
+def _turns_that_do_not_fit(d):
+    d["turns"] = 4
+
+
+def _over_without_a_trading_round(d):
+    d["phase"], d["to_move"] = "over", -1
+
+
+def _printed_hut_moved(d):
+    hut(d, "R4a")["at"] = "R5"
+
+
+def _player_hut_of_an_absent_seat(d):
+    hut(d, "H3")["at"] = "R2"
+
+
+def _a_card_three_times(d):
+    d["action_pile"][d["action_pile"].index("removal")] = "activity"
+
+
+def _a_good_lost(d):
+    give_goods(d, 0, "jade")
+    ps(d, 0)["goods"]["jade"] -= 1
+
+
+def _posts_lost(d):
+    ps(d, 2)["storage"] -= 1
+
+
+def _a_trading_card_twice(d):
+    give_trading(d, 0, ["silk"])
+    ps(d, 1)["trading_cards"]["silk"] += 1
+
+
+UNREACHABLE = [
+    (_kept_outside_trading, r"^player_state\[0\]\.kept: posts are kept only during a trading round"),
+    (_hand_of_a_cameleer_that_never_moved, r"^player_state\[1\]\.cameleer: seat 1 holds action cards"),
+    (_removed_without_shortage, r"^removed_goods: 2 goods removed, but 0 Shortage"),
+    (_kalmyk_hut_in_round_one, r"^huts: track field 2 is empty in round 1 only"),
+    (_supply_emptied_out_of_order, r"^huts: the neutral huts leave the supply lowest id first"),
+    (_marker_before_moving, r"^marker: seat 2 has not moved its cameleer yet"),
+    (_last_start_before_any_move, r"^last_start: no cameleer has moved yet"),
+    (_seat_out_of_turn, r"^to_move: seat 0 starts the round and 0 turns are done: seat 0 is to move, not 1"),
+    (_turns_that_do_not_fit, r"^turns: 4 turns do not fit"),
+    (_over_without_a_trading_round, r"^turn_no: a trading round follows the last of the 3 turns"),
+    (_printed_hut_moved, r"^huts\[4\]\.at: the printed hut R4a is always in R4"),
+    (_player_hut_of_an_absent_seat, r"^huts\[22\]\.at: H3 is in the supply"),
+    (_a_card_three_times, r"^played_cards: 3 activity cards played, held, in the pile and removed, not 2"),
+    (_a_good_lost, r"^removed_goods\.jade: 11 jade goods"),
+    (_posts_lost, r"^player_state\[2\]\.supply: seat 2 has 9 trading posts"),
+    (_a_trading_card_twice, r"^trading_pile: 11 silk cards held"),
+]
+
+
+@pytest.mark.parametrize("edit,message", UNREACHABLE, ids=[e.__name__.strip("_") for e, _ in UNREACHABLE])
+def test_a_position_the_rules_cannot_reach_is_refused(edit, message):
+    d = fresh(3, 2)
+    edit(d)
+    with pytest.raises(IllegalPositionError, match=message):
+        build(d)
+
+
+def test_a_seller_without_a_sale_is_refused():
+    d = selling(3).to_json()
+    d["trade"]["passed"] = [0, 1, 2]
+    with pytest.raises(IllegalPositionError, match=r"^to_move: seat \d cannot sell in R\d"):
+        Taschkent.from_json(d)
+
+
+def test_a_sale_kept_in_a_later_region_is_refused():
+    g = selling(3, before_region=8)
+    d = g.to_json()
+    seller = ps(d, g.to_move)
+    seller["posts"][7] += 1
+    seller["storage" if seller["storage"] else "supply"] -= 1
+    seller["kept"][7] = 1
+    with pytest.raises(IllegalPositionError, match=rf"^player_state\[{g.to_move}\]\.kept: a post kept"):
+        Taschkent.from_json(d)
+
+
+def test_the_loader_keeps_every_field_of_the_c_state():
+    """_set_fields(_fields()) with every array entry distinct gives the same fields back: the
+    C conversion moves each field to its place (a scratch array of the wrong size once
+    scrambled one)."""
+    g = Taschkent(4, 3)
+    f = g._fields()
+    k = 0
+
+    def fill(x, top):
+        nonlocal k
+        if isinstance(x, list):
+            return [fill(y, top) for y in x]
+        k += 1
+        return k % top
+
+    for key, top in (("tugrik", 1000), ("goods", 100), ("posts", 100), ("kept", 100),
+                     ("hand", 200), ("tc", 100), ("cam_pos", 9), ("pile", 100), ("disp", 100),
+                     ("tc_pile", 100), ("hut_loc", 100), ("played", 100), ("camel", 100)):
+        f[key] = fill(f[key], top)
+    g._set_fields(f)
+    assert g._fields() == f
+    with pytest.raises(IndexError):
+        g._set_fields(dict(f, posts=f["posts"][:3]))
+    with pytest.raises(OverflowError):
+        g._set_fields(dict(f, hand=[[300] * 6] * 4))
+    assert g._fields() == f                   # a failed conversion writes nothing
+
+
+# ================================================================ moves: the bound and the guard
+def crowded_action_turn():
+    """A reachable action turn with nearly every kind of move at its maximum: the seat to move
+    holds Removal, Caravan moves on, Shortage and 3/5, has posts in every region and Tugrik
+    for anything, its hut still in the supply; every neutral hut has left the supply (six in
+    middle regions, one at the Kalmyk), 32 goods lie on huts and every camel keeps one."""
+    d = fresh(4, 1)
+    d["trading_rounds"] = 2
+    to_round(d, 2)
+    ps(d, 0)["tugrik"] = 100
+    for card in ("removal", "caravan", "shortage", "35"):
+        give_action(d, 0, card)
+    ps(d, 0)["cameleer"] = "carriage"
+    for r in range(1, 9):
+        add_posts(d, 0, r)
+    neutral = [h for h in d["huts"] if h["id"].startswith("N")]
+    for h, at_ in zip(neutral, ["R2", "R3", "R6", "R7", "R2", "R3", "kalmyk"]):
+        h["at"] = at_
+    on_map = [h for h in d["huts"] if h["at"].startswith("R") and not h["id"].startswith("H")]
+    for good, camels, on_huts in (("iron", ["iron"], 11), ("jade", ["jade"], 11),
+                                  ("indigo", ["indigo1", "indigo2"], 10)):
+        k = on_huts - sum(good in h["goods"] for h in d["huts"])     # beside the set-up goods
+        for h in on_map:
+            if k and good not in h["goods"]:
+                h["goods"].append(good)
+                k -= 1
+        for c in camels:
+            d["camels"][c] = 1
+    return build(d)
+
+
+def test_the_crowded_turn_comes_near_the_bound():
+    g = crowded_action_turn()
+    n = len(g.legal_moves())
+    # 1 + 8 posts + 8 huts + 75 cameleer moves (7 fields) + 20 + 18 + 132 + 1
+    assert n == 263 and n <= core.MOST_MOVES
+
+
+def test_no_position_of_random_games_has_more_moves_than_the_bound():
+    most = 0
+    for players in (2, 3, 4):
+        for seed in range(60):
+            g = Taschkent(players, 900 + seed)
+            rng = random.Random(seed)
+            while not g.is_terminal():
+                legal = g.legal_moves()
+                most = max(most, len(legal))
+                g.apply(rng.choice(legal))
+    assert 0 < most <= core.MOST_MOVES
+
+
+def test_the_move_generator_stays_in_its_buffer_whatever_the_state():
+    """Fields no loader accepts, written straight into the C state: every hut in the region
+    being evaluated (32 mask bits), every connection on its borders. The generator writes at
+    most GEN_MOVES_CAP moves, which the buffers hold; with the seat or region out of range it
+    writes none."""
+    g = Taschkent(3, 1)
+    f = g._fields()
+    f.update(phase=core.PH_SELL, actor=0, tr_region=3, region_huts=[2 ** 32 - 1] * 8,
+             hut_has=[0, 0, 0], stick_border=[9, 2, 9])
+    f["goods"][0], f["posts"][0][3], f["supply"][0] = [1, 1, 1], 1, 5
+    g._set_fields(f)
+    assert len(g.legal_moves()) == core.GEN_MOVES_CAP <= core.MOVE_BUF
+    with pytest.raises(IllegalPositionError):
+        g.check_invariants()
+    for bad in (dict(actor=7), dict(actor=-3), dict(tr_region=-2), dict(tr_region=8), dict(n=9)):
+        g._set_fields(dict(f, **bad))
+        assert g.legal_moves() == []
+
+
+def test_broken_counters_cannot_make_a_game_endless():
+    """Counters out of range (refused by the loader) still let the rules end the round, the
+    round track and the game: turn_no negative, round beyond 4, trading rounds negative."""
+    for bad in (dict(turn_no=-10 ** 9), dict(round=10 ** 6), dict(cycle=-10 ** 9)):
+        g = Taschkent(3, 2)
+        g._set_fields(dict(g._fields(), **bad))
+        with pytest.raises(IllegalPositionError):
+            g.check_invariants()
+        rng = random.Random(1)
+        for _ in range(20000):
+            if g.is_terminal():
+                break
+            g.apply(rng.choice(g.legal_moves()))
+        assert g.is_terminal()
