@@ -924,6 +924,7 @@ cdef class TaschkentCore(GameCore):
         s.round = 1
         for j in range(2):                         # neutral huts on fields 2 and 4 of the track
             if self.hut_at(LOC_TRACK2 + j) < 0:
+                # Interpretation: the lowest-numbered neutral hut of the supply first
                 for h in range(HUT_NEUTRAL0, HUT_NEUTRAL0 + N_NEUTRAL):
                     if s.hut_loc[h] == LOC_SUPPLY:
                         s.hut_loc[h] = LOC_TRACK2 + j
