@@ -733,9 +733,9 @@ def _check_face_down(f: Dict[str, Any], n: int) -> None:
     as many as Sable's Raid! cards of each value in each place allow."""
     count, sable = f["n_slots"], f["sable"]
     check(0 <= count <= core.MAX_SLOTS, "sable_face_down", f"{count} face-down cards")
-    if count == 0:
+    if sable < 0:
+        check(count == 0, "sable_face_down", "face-down cards without the Sable Nation")
         return
-    check(sable >= 0, "sable_face_down", "face-down cards without the Sable Nation")
     slots = f["slot"][:count]
     herd_caps = []
     stampedes = f["box"][core.T_STAMP]
@@ -886,10 +886,10 @@ def _check_turn(f: Dict[str, Any], n: int) -> None:
     drawn = N_CARDS - f["cards_left"] - (1 if f["phase"] == core.PH_BLESS else 0)
     quiet = sum(f["corrals_used"][:n]) + sum(f["sneaked"][:n])
     given = sum(f["recv"][:n])             # some of them were kept blessings used as a turn
-    check(drawn + quiet <= turn <= drawn + quiet + given, "turn",
-          f"{turn} turns cannot be {drawn} cards drawn, {quiet} corrals and sneaks and at most "
-          f"{given} kept blessings used")
+    if not drawn + quiet <= turn <= drawn + quiet + given:
+        bad("turn", f"{turn} turns finished, but the {drawn} cards drawn and the {quiet} corrals "
+            f"and sneaks take {drawn + quiet}, and kept blessings used at most {given} more")
     if f["phase"] != core.PH_OVER:
         seat = (first_seat(f["khan"][:n]) + turn) % n
-        check(f["actor"] == seat, "to_move", f"after {turn} turns seat {seat} is to move, not "
-              f"{f['actor']}")
+        if f["actor"] != seat:
+            bad("to_move", f"after {turn} turns seat {seat} is to move, not {f['actor']}")

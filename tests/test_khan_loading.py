@@ -1,0 +1,483 @@
+"""Khan of Khans: the one checked path from JSON into the core (docs/views/khan.md, "What the
+loader checks"; docs/views/README.md).
+
+Every state and view passes the published schema, the C state written in one checked
+conversion, check_invariants, a legal move and a round trip; a view must be the seat to move's.
+Here: the inputs that once broke Caravan (tests/regressions/, a copy of ../shared/regressions;
+none is a Khan position) are refused by Khan's loaders, and the damage each one did is done to
+Khan positions; stale derived fields, unknown keys, the field path in every message, the bound
+on legal moves, and loader fuzzing (every mutant refused, or loaded into a playable state).
+"""
+import copy
+import json
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from cext.khan import GEN_BOUND, MOST_MOVES, KhanOfKhansCore
+from engine.games.khan import DERIVED, KhanOfKhans
+from engine.registry import from_json as registry_from_json
+from engine.registry import from_view as registry_from_view
+from engine.validation import IllegalPositionError, ViewError
+from khan_support import play, position
+from search import search
+
+REGRESSIONS = Path(__file__).parent / "regressions"
+KHANS = ["impala", "sable", "llama", "bison"]
+
+
+def reference_game():
+    """The first position of a seeded random game with the Sable Nation's face-down cards in
+    its herd and its corrals, tops everyone knows and a seat other than Sable to move."""
+    for seed in range(100):
+        g = KhanOfKhans(4, seed, khans=KHANS)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            d = g.to_json()
+            places = {sl["at"] for sl in d["sable_face_down"]}
+            if (g.phase == "main" and g.turn > 25 and {"herd", "corral"} <= places
+                    and any(e["top"] for e in d["decks"]) and g.khans[g.to_move] != "sable"):
+                return g
+            g.apply(rng.choice(g.legal_moves()))
+    raise AssertionError("no such game")
+
+
+GAME = reference_game()
+STATE = GAME.to_json()
+VIEW = GAME.to_json(view=GAME.to_move)
+SABLE = KHANS.index("sable")
+MOVER = GAME.to_move
+
+
+def loads(kind, data):
+    return (KhanOfKhans.from_json if kind == "state" else KhanOfKhans.from_view)(data)
+
+
+def damaged(kind, edit):
+    """A copy of the reference state or view with `edit` applied."""
+    d = copy.deepcopy(STATE if kind == "state" else VIEW)
+    edit(d)
+    return d
+
+
+def test_the_reference_position_loads_unchanged():
+    assert KhanOfKhans.from_json(copy.deepcopy(STATE)).to_json() == STATE
+    assert KhanOfKhans.from_view(copy.deepcopy(VIEW)).to_json(view=MOVER) == VIEW
+    assert registry_from_json(copy.deepcopy(STATE)).to_json() == STATE
+    assert registry_from_view(copy.deepcopy(VIEW)).to_json(view=MOVER) == VIEW
+
+
+# ---------------------------------------------------------------- the regression files
+REGRESSION_FILES = sorted(p.name for p in REGRESSIONS.glob("*.json"))
+
+
+def regression_data(name):
+    raw = json.loads((REGRESSIONS / name).read_text())
+    return raw["data"] if "kind" in raw and "data" in raw else raw
+
+
+def test_the_regression_files_are_there():
+    assert len(REGRESSION_FILES) == 8
+
+
+@pytest.mark.parametrize("name", REGRESSION_FILES)
+def test_a_regression_file_is_no_khan_position(name):
+    """Each file is another game's state or view: Khan's loaders refuse it with a ValueError
+    naming a field (the first one, in document order, that breaks the schema)."""
+    data = regression_data(name)
+    for load in (KhanOfKhans.from_json, KhanOfKhans.from_view):
+        with pytest.raises(ViewError, match=r"^[\w.\[\]()]+: "):
+            load(copy.deepcopy(data))
+        data["game"] = "khan"                       # even when it claims to be one
+        with pytest.raises(ViewError, match=r"^[\w.\[\]()]+: "):
+            load(copy.deepcopy(data))
+
+
+def swap_type_between_decks(d):
+    """Duck Point's Enemy Magic becomes a second Stampede!, Boldhome's Stampede! an Enemy
+    Magic: every type still totals its copies, but Duck Point holds a card twice."""
+    duck, bold = d["decks"][2]["cards"], d["decks"][0]["cards"]
+    duck[duck.index("magic")], bold[bold.index("stampede")] = "stampede", "magic"
+
+
+def three_players(d):
+    d["players"] = 3
+    d["khans"].pop()
+    d["player_state"].pop()
+
+
+def skip_a_seat(v):
+    v["to_move"] = v["view"] = (v["to_move"] + 1) % v["players"]
+
+
+def every_deck_empty(d):
+    for e in d["decks"]:
+        d["box"][e["cards"][0]] += 0
+        e["cards"], e["top"] = [], None
+
+
+# Each kind of damage the regression files did (README.md there), done to a Khan position:
+# (state or view, the edit, the start of the message).
+DAMAGE = {
+    # special cards held twice (kilim-state-two-scrap-bags)
+    "a champion displayed twice": ("state", lambda d: d["player_state"][0].update(champion=True),
+                                   r"^box: the game has 10 champion cards, not 11"),
+    "a blessing kept twice": ("state", lambda d: d["player_state"][MOVER].update(kept_blessings=1),
+                              r"^box: the game has 10 blessing cards, not 11"),
+    # a pile holding a card twice (khiva-state-carpet-eight-times)
+    "a deck holding a card twice": ("state", swap_type_between_decks,
+                                    r"^decks\[2\]: duckpoint started with 1 stampede, not 2"),
+    "a deck of eight Raid! 100": ("state", lambda d: d["decks"][7].update(cards=["raid100"] * 8),
+                                  r"^decks\[7\]: grazelands started with 1 raid100, not 8"),
+    # sizes against the phase and the turn (kilim-state-hand-short, kilim-state-step-changed)
+    "a deck one card short": ("state", lambda d: d["decks"][2]["cards"].pop(0),
+                              r"^box: the game has 10 raid20 cards, not 9"),
+    "the turn one back": ("state", lambda d: d.update(turn=d["turn"] - 1), r"^turn: "),
+    "the turn one on": ("state", lambda d: d.update(turn=d["turn"] + 1), r"^to_move: after "),
+    "the turn set to 1": ("state", lambda d: d.update(turn=1), r"^turn: 1 turns finished"),
+    # a seat skipped (khiva-view-skipped-seat)
+    "a view skipping a seat": ("view", skip_a_seat, r"^to_move: after \d+ turns seat \d is to move"),
+    # a player count edited (khiva-state-5-fields-3-players)
+    "four players edited to three": ("state", three_players, r"^box: the game has"),
+    # states a search could not end (kilim-state-two-scrap-bags hung a search)
+    "every deck empty in the main phase": ("state", every_deck_empty, r"^box: the game has"),
+    # lists of the wrong length (taschkent-view-short-posts, taschkent-state-empty-kept)
+    "a Khan missing": ("state", lambda d: d["khans"].pop(), r"^khans: expected 4 items, got 3"),
+    "nine decks": ("view", lambda d: d["decks"].pop(), r"^decks: expected 10 items, got 9"),
+    "a herd without its 50s": ("state", lambda d: d["player_state"][0]["herd"].pop("50"),
+                               r"^player_state\[0\]\.herd: missing key '50'"),
+    # more than a buffer holds (protocol-khiva-duel-16-card-hand-*)
+    "a deck of nine cards": ("state", lambda d: d["decks"][2]["cards"].extend(["magic"] * 2),
+                             r"^decks\[2\]\.cards: expected at most 8 items, got 9"),
+    "41 face-down cards": ("state", lambda d: d["sable_face_down"].extend(
+        [d["sable_face_down"][0]] * (41 - len(d["sable_face_down"]))),
+                           r"^sable_face_down: expected at most 40 items, got 41"),
+    # hidden parts of another seat in a view
+    "the view of a seat not to move": ("view", lambda v: v.update(view=SABLE),
+                                       r"^view: this is seat 1's view but seat \d is to move"),
+    "a face-down value in another seat's view": (
+        "view", lambda v: v["sable_face_down"][0].update(value=20),
+        r"^sable_face_down\[0\]\.value: seat \d's view cannot hold the value"),
+    "the Sable Nation's score in another seat's view": (
+        "view", lambda v: v["player_state"][SABLE].update(score=100),
+        r"^player_state\[1\]\.score: unknown key 'score'"),
+    "deck orders in a view": ("view", lambda v: v["decks"][0].update(cards=[]),
+                              r"^decks\[0\]: unknown key 'cards'"),
+    "a seed in a view": ("view", lambda v: v.update(seed=6), r"^\(root\): unknown key 'seed'"),
+    # reachability
+    "a blessing in the box": ("state", lambda d: (d["box"].update(blessing=1),
+                                                  d["player_state"][0].update(received_blessings=0)),
+                              r"^box\.blessing: a Waha's Blessing is never discarded"),
+    "a coloured token with known tops": ("state", lambda d: d.update(impala_token="coloured"),
+                                         r"^decks: 2 tops are known"),
+    "a wrong known top": ("state", lambda d: d["decks"][0].update(top="magic"),
+                          r"^decks\[0\]\.top: the known top 'magic' is not the top card"),
+    "a herd card bounded below an older one": (
+        "state", lambda d: d["sable_face_down"][-1].update(max=50, value=20) if d["box"][
+            "stampede"] else None, r"^sable_face_down: a Stampede! never bounds"),
+    "a value above its bound": ("state", lambda d: d["sable_face_down"][0].update(max=20, value=50),
+                                r"^sable_face_down\[0\]\.value: 50 is above the bound"),
+    "a pending blessing in the main phase": ("state", lambda d: d.update(pending_blessing=True),
+                                             r"^pending_blessing: is True, but the position gives False"),
+    "a reveal in the main phase": ("state", lambda d: d.update(revealed=["boldhome"]),
+                                   r"^revealed: decks are revealed only"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DAMAGE))
+def test_each_kind_of_damage_is_refused_naming_the_field(name):
+    kind, edit, message = DAMAGE[name]
+    data = damaged(kind, edit)
+    assert data != (STATE if kind == "state" else VIEW)
+    with pytest.raises(ValueError, match=message):
+        loads(kind, data)
+    with pytest.raises(ValueError, match=message):
+        (registry_from_json if kind == "state" else registry_from_view)(data)
+
+
+def test_the_sable_nation_holds_face_up_only_cards_it_stole():
+    """The Sable Nation draws face down: a face-up card in its herd needs a blessing it gave."""
+    def face_up_to_sable(d):
+        d["player_state"][1]["herd"]["20"] -= 1
+        d["player_state"][0]["herd"]["20"] += 1
+    with pytest.raises(IllegalPositionError, match=r"^player_state\[0\]\.herd: the Sable "
+                                                   r"Nation draws its Raid! cards face down"):
+        position(["sable", "bison"], herds={1: [20]}, edit=face_up_to_sable)
+    def stolen(d):                        # the same card, taken with a blessing given to P1
+        face_up_to_sable(d)
+        d["player_state"][1]["received_blessings"] += 1
+        d["player_state"][0]["kept_blessings"] -= 1
+    g = position(["sable", "bison"], herds={1: [20]}, kept={0: 1}, edit=stolen)
+    assert g.to_json(view=1)["player_state"][0]["herd"]["20"] == 1
+
+
+def test_a_blessing_phase_needs_someone_to_steal_from():
+    g = position(["bison", "morokanth"], tops={"colymar": ["blessing"]}, herds={1: [50]})
+    play(g, "raid-colymar")
+    assert g.phase == "blessing"
+    d = g.to_json()
+    d["player_state"][1]["herd"]["50"] = 0
+    d["box"]["raid50"] += 1
+    with pytest.raises(IllegalPositionError, match=r"^phase: a blessing drawn with nobody"):
+        KhanOfKhans.from_json(d)
+
+
+# ---------------------------------------------------------------- the field policy
+STALE = {
+    "score": lambda d: d["player_state"][0].update(score=d["player_state"][0]["score"] + 20),
+    "count": lambda d: d["decks"][0].update(count=d["decks"][0]["count"] - 1),
+    "pending_blessing": lambda d: d.update(pending_blessing=True),
+    "box_face_down": lambda d: d.update(box_face_down=d["box_face_down"] + 1),
+    "corrals_open": lambda d: d["player_state"][0].update(
+        corrals_open=d["player_state"][0]["corrals_open"] - 1),
+    "khan": lambda d: d["player_state"][0].update(khan="morokanth"),
+    "herd_face_down": lambda d: d["player_state"][SABLE].update(
+        herd_face_down=d["player_state"][SABLE]["herd_face_down"] + 1),
+    "corral_face_down": lambda d: d["player_state"][SABLE].update(
+        corral_face_down=d["player_state"][SABLE]["corral_face_down"] - 1),
+}
+STALE_PATH = {"score": r"player_state\[0\]\.score", "count": r"decks\[0\]\.count",
+              "pending_blessing": "pending_blessing", "box_face_down": "box_face_down",
+              "corrals_open": r"player_state\[0\]\.corrals_open", "khan": r"player_state\[0\]\.khan",
+              "herd_face_down": r"player_state\[1\]\.herd_face_down",
+              "corral_face_down": r"player_state\[1\]\.corral_face_down"}
+
+
+def test_every_derived_field_is_covered():
+    assert set(STALE) == DERIVED
+
+
+@pytest.mark.parametrize("kind", ["state", "view"])
+@pytest.mark.parametrize("key", sorted(STALE))
+def test_a_stale_derived_field_is_refused_and_may_be_left_out(kind, key):
+    with pytest.raises(IllegalPositionError, match=rf"^{STALE_PATH[key]}: is .*, but the "
+                                                   r"position gives "):
+        loads(kind, damaged(kind, STALE[key]))
+
+    def strip(d):
+        d.pop(key, None)
+        for part in d["decks"] + d["player_state"]:
+            part.pop(key, None)
+    rebuilt = loads(kind, damaged(kind, strip))
+    assert rebuilt.to_json(None if kind == "state" else MOVER) == (STATE if kind == "state" else VIEW)
+
+
+UNKNOWN = {
+    r"\(root\)": lambda d: d.update(comment="hi"),
+    r"decks\[3\]": lambda d: d["decks"][3].update(comment="hi"),
+    r"player_state\[2\]": lambda d: d["player_state"][2].update(comment="hi"),
+    r"player_state\[2\]\.corral": lambda d: d["player_state"][2]["corral"].update({"10": 0}),
+    r"sable_face_down\[0\]": lambda d: d["sable_face_down"][0].update(comment="hi"),
+    "box": lambda d: d["box"].update(gold=0),
+}
+
+
+@pytest.mark.parametrize("kind", ["state", "view"])
+@pytest.mark.parametrize("where", sorted(UNKNOWN))
+def test_unknown_keys_are_refused_at_every_level(kind, where):
+    with pytest.raises(ViewError, match=rf"^{where}: unknown key "):
+        loads(kind, damaged(kind, UNKNOWN[where]))
+
+
+def test_an_unknown_card_type_in_unseen_is_refused():
+    with pytest.raises(ViewError, match=r"^decks\[0\]\.unseen: must be one of"):
+        KhanOfKhans.from_view(damaged("view", lambda v: v["decks"][0]["unseen"].update(gold=0)))
+
+
+def test_sets_may_come_in_any_order():
+    g = position(["impala", "bison"], tops={"boldhome": ["raid20"], "colymar": ["magic"]},
+                 corrals={0: [20]}, corrals_used={0: 1}, edit=lambda d: d.update(
+                     impala_token="coloured"))
+    play(g, "observant", "reveal-colymar", "reveal-boldhome")
+    d = g.to_json()
+    assert d["revealed"] == ["boldhome", "colymar"]
+    d["revealed"].reverse()
+    assert KhanOfKhans.from_json(d).to_json() == g.to_json()
+    v = g.to_json(view=0)
+    v["revealed"].reverse()
+    v["decks"] = [dict(e, unseen=dict(reversed(list(e["unseen"].items())), magic=e["unseen"].get(
+        "magic", 0))) for e in v["decks"]]
+    assert KhanOfKhans.from_view(v).to_json(view=0) == g.to_json(view=0)
+
+
+@pytest.mark.parametrize("kind", ["state", "view"])
+@pytest.mark.parametrize("path,value,message", [
+    (("players",), 6, r"^players: must be from 2 to 5, not 6"),
+    (("turn",), -1, r"^turn: must be from 0 to 1000, not -1"),
+    (("turn",), 2.0, r"^turn: expected an integer, got number"),
+    (("phase",), "dance", r'^phase: must be one of "main"'),
+    (("khans", 1), "yak", r'^khans\[1\]: must be one of "impala"'),
+    (("decks", 4, "name"), "moon", r'^decks\[4\]\.name: must be '),
+    (("player_state", 2, "herd", "50"), True, r"^player_state\[2\]\.herd\.50: expected an integer"),
+    (("player_state", 3, "champion"), 1, r"^player_state\[3\]\.champion: expected true or false"),
+    (("sable_face_down", 1, "at"), "pocket", r'^sable_face_down\[1\]\.at: must be one of "herd"'),
+    (("sable_face_down", 0, "max"), 30, r"^sable_face_down\[0\]\.max: must be one of 20, 50, 100"),
+    (("box", "magic"), 11, r"^box\.magic: must be from 0 to 10, not 11"),
+])
+def test_the_message_starts_with_the_path_of_the_field(kind, path, value, message):
+    def edit(d):
+        obj = d
+        for step in path[:-1]:
+            obj = obj[step]
+        obj[path[-1]] = value
+    with pytest.raises(ViewError, match=message):
+        loads(kind, damaged(kind, edit))
+
+
+@pytest.mark.parametrize("bad", [None, [], "khan", 3, 2.5, True, [STATE]])
+def test_non_objects_are_value_errors(bad):
+    for load in (KhanOfKhans.from_json, KhanOfKhans.from_view):
+        with pytest.raises(ValueError, match="must be a JSON object"):
+            load(bad)
+
+
+def test_deep_and_huge_inputs_are_value_errors_without_recursion():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    huge = dict(STATE, pad=list(range(200_000)))
+    for data in (dict(STATE, pad=deep), dict(VIEW, pad=deep), huge):
+        for load in (KhanOfKhans.from_json, KhanOfKhans.from_view):
+            with pytest.raises(ValueError, match="nested deeper|too large"):
+                load(data)
+
+
+# ---------------------------------------------------------------- the move bound
+def test_the_largest_move_list_has_most_moves():
+    """The argument of MOST_MOVES (cext/khan.pyx), built: the High Llama Tribe to move in a
+    5-player game with every deck left, a kept blessing, a used corral without its extra card
+    and a herd of every value, each non-Sable opponent a herd of every value, the Sable Nation
+    a face-down card: 10 raids, corral, 3 sneaks, 3 x 3 + 1 blessing targets."""
+    g = position(["llama", "sable", "impala", "bison", "morokanth"],
+                 herds={0: [100, 50, 20], 1: [50], 2: [100, 50, 20], 3: [100, 50, 20],
+                        4: [100, 50, 20]},
+                 corrals={0: [20]}, corrals_used={0: 1}, kept={0: 1})
+    texts = [g.move_to_text(m) for m in g.legal_moves()]
+    assert len(texts) == MOST_MOVES == 24
+    assert sum(t.startswith("raid-") for t in texts) == 10
+    assert sum(t.startswith("sneak-") for t in texts) == 3
+    assert sum(t.startswith("bless-") for t in texts) == 10 and "corral" in texts
+
+
+def test_no_random_position_has_more_moves():
+    rng = random.Random(12)
+    most = 0
+    for game in range(400):
+        n = 2 + game % 4
+        g = KhanOfKhans(n, 900 + game)
+        while not g.is_terminal():
+            legal = g.legal_moves()
+            most = max(most, len(legal))
+            g.apply(rng.choice(legal))
+    assert 18 <= most <= MOST_MOVES
+
+
+def test_the_move_generator_never_writes_more_than_its_bound():
+    """States no loader accepts, written straight into the core: the guard (at most 5 seats,
+    a seat to move among them, ten deck bits) keeps the moves within GEN_BOUND."""
+    g = KhanOfKhans(5, 1, khans=["llama", "sable", "impala", "bison", "morokanth"])
+    f = g._fields()
+    f["nonempty"] = f["revealed"] = 0xFFFFFFFF
+    f["corrals_used"], f["sneaked"] = [1] * 5, [0] * 5
+    f["herd"], f["n_herd"], f["kept"] = [[9, 9, 9]] * 5, [27] * 5, [9] * 5
+    st = KhanOfKhansCore(5, 1)
+    for phase in range(5):
+        st._set_fields(dict(f, phase=phase))
+        assert len(st.legal_moves()) <= GEN_BOUND
+    for n, actor in ((7, 0), (5, 5), (5, -1), (3, 4)):
+        st._set_fields(dict(f, n=n, actor=actor))
+        assert st.legal_moves() == []
+
+
+# ---------------------------------------------------------------- loader fuzzing
+JUNK = [None, -1, 0, 1, 2, 7, 8, 9, 41, 1000, 2 ** 64, 0.5, True, "", "raid100", "magic",
+        "boldhome", "sable", "herd", "over", "blessing", [], {}, ["raid20"], {"raid20": 1}]
+
+
+def leaves(obj, path=()):
+    """Every path into a JSON value."""
+    if path:
+        yield path
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from leaves(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from leaves(v, path + (i,))
+
+
+def mutate(d, rng):
+    """One or two random edits: a number nudged by one, a value replaced by junk, a key
+    deleted, a list item dropped or repeated."""
+    d = copy.deepcopy(d)
+    for _ in range(rng.choice((1, 1, 2))):
+        path = rng.choice(list(leaves(d)))
+        parent = d
+        for step in path[:-1]:
+            parent = parent[step]
+        key, value = path[-1], parent[path[-1]]
+        roll = rng.random()
+        if isinstance(value, int) and not isinstance(value, bool) and roll < 0.5:
+            parent[key] = value + rng.choice((-1, 1))
+        elif isinstance(value, list) and value and roll < 0.6:
+            i = rng.randrange(len(value))
+            value.insert(i, copy.deepcopy(value[i])) if rng.random() < 0.5 else value.pop(i)
+        elif isinstance(parent, dict) and roll < 0.7:
+            del parent[key]
+        else:
+            parent[key] = copy.deepcopy(rng.choice(JUNK))
+    return d
+
+
+def fuzz_bases():
+    """States and views of the seat to move across the game: the reference, and positions of
+    every phase from random games with the Impala People and the Sable Nation."""
+    bases = [("state", STATE), ("view", VIEW)]
+    for n, seed in ((2, 3), (3, 4), (5, 5)):
+        g = KhanOfKhans(n, seed, khans=["impala", "sable", "llama", "bison", "morokanth"][:n])
+        rng = random.Random(seed)
+        phases = set()
+        while not g.is_terminal():
+            if g.phase not in phases or rng.random() < 0.05:
+                phases.add(g.phase)
+                bases += [("state", g.to_json()), ("view", g.to_json(view=g.to_move))]
+            g.apply(rng.choice(g.legal_moves()))
+        bases.append(("state", g.to_json()))
+    return bases
+
+
+def check_playable(st, rng):
+    """An accepted position: its invariants hold, a short search returns, and random play
+    from it keeps the invariants and ends."""
+    st.check_invariants()
+    if not st.is_terminal():
+        search(st, iterations=60, seed=1)
+    g = st.clone()
+    for _ in range(500):
+        if g.is_terminal():
+            return
+        g.apply(rng.choice(g.legal_moves()))
+        g.check_invariants()
+    raise AssertionError("a game from an accepted position does not end")
+
+
+def test_mutated_states_and_views_are_refused_or_playable():
+    rng = random.Random(2026)
+    refused, accepted = 0, 0
+    deadline = time.monotonic() + 120
+    for kind, base in fuzz_bases():
+        for _ in range(40):
+            data = mutate(base, rng)
+            try:
+                st = loads(kind, data)
+            except ValueError:
+                refused += 1
+                continue
+            accepted += 1
+            check_playable(st, rng)
+            if kind == "state":
+                assert st.to_json() == KhanOfKhans.from_json(st.to_json()).to_json()
+        assert time.monotonic() < deadline, "the fuzzing took too long"
+    assert refused > 1000 and accepted > 20, (refused, accepted)
