@@ -68,9 +68,14 @@ def hut_name(h: int) -> str:
 HUT_NAMES = tuple(hut_name(h) for h in range(core.N_HUTS))
 
 
+LOC_TEXTS = tuple(f"R{r + 1}" for r in range(core.N_REGIONS)) + OFF_MAP
+GOODS_OF_BITS = tuple(tuple(GOOD_NAMES[g] for g in range(core.N_GOODS) if bits >> g & 1)
+                      for bits in range(1 << core.N_GOODS))
+
+
 def loc_text(loc: int) -> str:
     """R1..R8 for a region, else supply, track2, track4 or kalmyk."""
-    return f"R{loc + 1}" if loc < core.N_REGIONS else OFF_MAP[loc - core.N_REGIONS]
+    return LOC_TEXTS[loc]
 
 
 def parse_loc(text: str) -> int:
@@ -230,9 +235,11 @@ class Taschkent(TaschkentCore):
             if view is None or p == view:
                 d["action_cards"] = counts(ACTION_NAMES, f["hand"][p])
             players.append(d)
-        huts = [{"id": HUT_NAMES[h], "at": loc_text(f["hut_loc"][h]),
-                 "goods": [GOOD_NAMES[g] for g in range(core.N_GOODS) if f["hut_has"][g] >> h & 1]}
-                for h in range(core.N_HUTS)]
+        iron, jade, indigo = f["hut_has"]
+        huts = [{"id": HUT_NAMES[h], "at": LOC_TEXTS[loc],
+                 "goods": list(GOODS_OF_BITS[(iron >> h & 1) | (jade >> h & 1) << 1
+                                             | (indigo >> h & 1) << 2])}
+                for h, loc in enumerate(f["hut_loc"])]
         out = {
             "game": "taschkent", "players": n, "virtual_player": bool(f["virt"]),
             "seed": self.seed, "phase": PHASES[f["phase"]], "to_move": self.to_move,
