@@ -617,8 +617,10 @@ def _check_ranges(f: Dict[str, Any], n: int, phase: int) -> None:
         check(1 <= f["nc_pos"] <= 7 and 0 <= f["sc_region"] < core.N_REGIONS, "neutral_cameleer",
               "the virtual player's cameleers are on fields 1..7 and in a region")
     else:
-        check(f["nc_pos"] == 0 and f["sc_region"] == 0 and not any(f["vtc"]) and f["n_unseen"] == 0,
-              "virtual_player", f"a {n}-player game has no virtual player")
+        check(f["nc_pos"] == 0 and f["sc_region"] == 0 and not any(f["vtc"]), "virtual_player",
+              f"a {n}-player game has no virtual player")
+        check(f["n_unseen"] == 0, "removed_unseen", "only the virtual player (2 players) removes "
+              "action cards face down")
     selling = phase == core.PH_SELL
     check(0 <= f["tr_region"] < (core.N_REGIONS if selling else core.N_REGIONS + 1), "trade.region",
           "no such region")
