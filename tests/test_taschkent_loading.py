@@ -1,7 +1,8 @@
 """Loading Taschkent states and views: the one checked path (docs/views/taschkent.md).
 
 Every refusal is a ValueError whose message starts with the path of the field at fault. The
-regression inputs in /work/shared/regressions/ crashed the old loader; they are refused here.
+regression inputs in tests/regressions/ (a copy of ../shared/regressions) crashed the old loader;
+they are refused here.
 The move bound (MOST_MOVES) and the move generator's guard are tested at the end.
 """
 import copy
@@ -19,7 +20,7 @@ from protocol_client import Client
 from taschkent_support import (add_posts, build, fresh, give_action, give_goods, give_trading,
                                hut, ps, to_round)
 
-REGRESSIONS = Path("/work/shared/regressions")
+REGRESSIONS = Path(__file__).parent / "regressions"
 
 
 def played(players, seed, moves):
