@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from cext.kilim import Kilim
+from engine.games.kilim import Kilim
 from kilim_support import play
 from game_support import advance, check_samples_keep_the_observers_knowledge
 

@@ -5,7 +5,8 @@ import random
 
 import pytest
 
-from cext.kilim import Kilim
+from cext.kilim import MOST_MOVES
+from engine.games.kilim import Kilim
 
 GAMES_PER_COUNT = 2000
 MOVE_LIMIT = 5000              # far above any real game: a game that gets here does not end
@@ -21,7 +22,7 @@ def run_games(players, games):
         while not g.is_terminal():
             legal = g.legal_moves()
             assert legal and legal == sorted(set(legal)), "moves must be distinct and ascending"
-            assert len(legal) <= 4096
+            assert len(legal) <= MOST_MOVES
             g.apply(rng.choice(legal))
             g.check_invariants()
             moves += 1

@@ -6,8 +6,9 @@ Kilims are written as dominoes [row, col, 'h'|'v', halves] with halves top/left 
 """
 import pytest
 
-from cext.kilim import Kilim
-from kilim_support import cards, play, player, texts, third_day, window
+from engine.games.kilim import Kilim
+from kilim_support import (cards, game_over, last_turn_of_day, late_in_day, play, player, texts,
+                           third_day, window)
 
 # ================================================================ the rulebook's examples
 # First example: holes (no rectangle), 3 types, groups A6 B5 C5 (5 + 4 + 4 = 13), the
@@ -20,7 +21,7 @@ EXAMPLE_1 = {"dominoes": [[0, 0, "v", "AA"], [0, 1, "v", "AA"], [2, 0, "v", "AX"
                           [2, 1, "v", "AC"], [2, 2, "v", "CC"], [1, 3, "v", "BC"],
                           [2, 4, "v", "CX"], [0, 2, "v", "BB"], [0, 3, "h", "BB"]]}
 # Second example: a full 4 x 6 rectangle, all 5 types, 8 groups worth 4+4+3+3+2 = 16,
-# the largest A and B groups (the other player's C, D and E groups are larger).
+# the largest A and B groups (the other player's C, D and E groups are larger: BIG_CDE).
 #   A A A B B B
 #   A A C C B B
 #   D D C C E E
@@ -30,8 +31,13 @@ EXAMPLE_2 = {"dominoes": [[0, 0, "v", "AA"], [0, 1, "v", "AA"], [0, 2, "v", "AC"
                           [2, 0, "v", "DD"], [2, 1, "v", "DD"], [2, 2, "v", "CB"],
                           [2, 3, "v", "CA"], [2, 4, "v", "EE"], [2, 5, "v", "ED"]]}
 SMALL_OTHER = {"dominoes": [[0, 0, "h", "AB"], [1, 0, "h", "DD"]]}
-BIG_CDE = {"dominoes": [[0, 0, "h", "CC"], [0, 2, "v", "CD"], [1, 0, "h", "CC"],
-                        [0, 3, "h", "DD"], [1, 3, "h", "DD"], [2, 0, "h", "EE"],
+# With EXAMPLE_2 in the same game: the game has three DD and three EE dominoes (one per group)
+# and EXAMPLE_2 weaves two DD and an EE.
+#   C C C C D
+#   C D D D D
+#   E E E E
+BIG_CDE = {"dominoes": [[0, 0, "v", "CC"], [0, 1, "v", "CD"], [0, 2, "v", "CD"],
+                        [0, 3, "v", "CD"], [0, 4, "v", "DD"], [2, 0, "h", "EE"],
                         [2, 2, "h", "EE"]]}
 
 
@@ -45,7 +51,7 @@ def test_first_example_of_the_rulebook_scores_32_line_by_line():
 
 
 def test_second_example_of_the_rulebook_scores_41_line_by_line():
-    g = third_day(3, kilims={0: EXAMPLE_2, 1: BIG_CDE})
+    g = game_over(3, kilims={0: EXAMPLE_2, 1: BIG_CDE})    # all three DD revealed by then
     assert g.kilim_rows(0) == ["AAABBB", "AACCBB", "DDCCEE", "DDBAED"]
     assert g.score_lines(0) == {"rectangle": 10, "types": 5, "adjacent": 16,
                                 "largest_group": 10, "torn": 0, "total": 41}
@@ -133,17 +139,6 @@ def test_pairs_of_ties_leave_no_offer_and_carry_too():
     assert len(g.to_json()["pending"]) == 1
 
 
-def last_turn_of_day(n=4):
-    g = Kilim(n, 2)
-    d = g.to_json()
-    d["revealed"] += d["piles"][0]
-    d["lost"] += len(d["piles"][0])
-    d["torn_seen"][0] = d["torn_in"][0]
-    d["piles"][0] = []
-    d["torn_seen"][0] = d["torn_in"][0]                  # the dropped part held the rest
-    return Kilim.from_json(d)
-
-
 def test_a_tied_last_auction_of_the_day_loses_the_domino():
     g = last_turn_of_day()
     lost = g.to_json()["lost"]
@@ -154,15 +149,9 @@ def test_a_tied_last_auction_of_the_day_loses_the_domino():
 
 
 def test_a_carried_domino_is_lost_with_the_last_one():
-    g = Kilim(4, 2)
-    d = g.to_json()
-    keep = d["piles"][0][-1:]
-    dropped = d["piles"][0][:-1]
-    d["revealed"] += dropped
-    d["lost"] += len(dropped)
-    d["torn_seen"][0] = sum(1 for t in dropped + [d["on_table"]] if t.endswith("X"))
-    d["piles"][0] = keep
-    g = Kilim.from_json(d)
+    """The last two auctions of the day: every seat holds gold-4 and gold-6."""
+    g = late_in_day(4, 2, {p: cards(4, 6, spy=True, scrap=True, artisan=True) for p in range(4)},
+                    left=1)
     lost = g.to_json()["lost"]
     market(g, "gold-4", "gold-4", "gold-4", "gold-4")       # carried
     market(g, "gold-6", "gold-6", "gold-6", "gold-6")       # the last one: both lost
@@ -208,10 +197,12 @@ def test_scrap_bag_with_enough_gold_searches_the_bag_secretly():
 
 
 def test_scrap_bag_without_enough_gold_discards_a_card():
-    g = fresh()
-    d = g.to_json()
-    d["player_state"][0]["hand"] = cards(1, 2, 3, scrap=True)
-    g = Kilim.from_json(d)
+    """Three auctions before the end of the day: seat 0 holds gold-1, 2 and 3 (its Spy and
+    Artisan are spent) and its Scrap Bag."""
+    g = late_in_day(4, 1, {0: cards(1, 2, 3, scrap=True),
+                           1: cards(5, 6, 7, spy=True, scrap=True, artisan=True),
+                           2: cards(4, 8, 9, spy=True, scrap=True, artisan=True),
+                           3: cards(1, 10, 11, spy=True, scrap=True, artisan=True)}, left=2)
     market(g, "scrap-bag", "gold-5", "gold-4", "gold-1")
     assert texts(g) == ["gold-1", "gold-2", "gold-3"]    # none beats 5: a discard of choice
     play(g, "gold-2")
@@ -409,7 +400,9 @@ def test_move_token_moves_a_scrap():
 
 
 def test_tokens_return_to_the_board_at_the_end_of_the_day():
-    g = last_turn_of_day(3)
+    g = last_turn_of_day(3, {0: cards(1, spy=True, scrap=True, artisan=True),
+                             1: cards(5, spy=True, scrap=True, artisan=True),
+                             2: cards(3, spy=True, scrap=True, artisan=True)})
     market(g, "artisan", "gold-5", "gold-3")
     play(g, "gold-1", "token-rotate")
     assert g.to_json()["tokens"][1]["holder"] == 0

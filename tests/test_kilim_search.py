@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from cext.kilim import Kilim
+from engine.games.kilim import Kilim
 from search import search
 from search.agents import HeuristicAgent, IsmctsAgent, RandomAgent
 from game_support import advance, stats_of
