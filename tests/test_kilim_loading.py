@@ -1,0 +1,364 @@
+"""Kilim states and views enter through one checked path (docs/views/README.md, kilim.md): the
+schema, the invariants, a legal move, the round trip; a view must be the seat to move's; the
+move generator never writes past its buffer; a state no game reaches cannot hang a search."""
+import copy
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cext import kilim as core
+from engine.games.kilim import DERIVED, Kilim, write_fields
+from engine.registry import from_json, from_view
+from engine.validation import IllegalPositionError, ViewError
+from kilim_support import play, third_day, window
+
+REGRESSIONS = Path(__file__).parent / "regressions"       # the inputs of ../shared/regressions/
+
+
+def played(players, seed, moves, rng_seed=0):
+    g = Kilim(players, seed)
+    rng = random.Random(rng_seed)
+    for _ in range(moves):
+        g.apply(rng.choice(g.legal_moves()))
+    return g
+
+
+def refused(load, d, *fragments, error=ValueError):
+    with pytest.raises(error) as e:
+        load(d)
+    for f in fragments:
+        assert f in str(e.value), str(e.value)
+    return e.value
+
+
+# ================================================================ the inputs that broke Caravan
+@pytest.mark.parametrize("name,message", [
+    ("kilim-state-hand-short.json",
+     "player_state[2].hand: 14 auctions so far today leave this hand 1 Gold card, not 0"),
+    ("kilim-state-step-changed.json",
+     "step: phase token-pick comes at step 4 (weaving the won dominoes), not 1"),
+    ("kilim-state-two-scrap-bags.json",
+     "player_state[1].hand: 8 auctions so far today leave this hand 7 Gold cards, not 6"),
+])
+def test_each_regression_file_is_refused_naming_the_field(name, message):
+    case = json.loads((REGRESSIONS / name).read_text())
+    assert case["game"] == "kilim" and case["kind"] == "json"
+    error = refused(Kilim.from_json, case["data"], message, error=IllegalPositionError)
+    assert str(error) == message
+    refused(from_json, case["data"], message)                  # the registry's door too
+
+
+def forced(data):
+    """The state `data` describes, written into the core without any check: what the loader
+    used to accept."""
+    st = Kilim(data["players"], data["seed"])
+    fields = st._fields()
+    write_fields(fields, data)
+    st._set_fields(fields)
+    return st
+
+
+def test_a_state_with_a_seat_out_of_gold_cannot_hang_a_search():
+    """kilim-state-two-scrap-bags.json forced past the checks: seat 1 runs out of Gold cards
+    before the day ends, so a playout reaches a position with no legal move. The core ends
+    such a game instead of playing nothing forever while holding the GIL (the search once
+    never returned). Run in a child process, so a hang fails the test instead of the run."""
+    code = (
+        "import json, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from test_kilim_loading import forced\n"
+        "from search import search\n"
+        "st = forced(json.load(open(sys.argv[2]))['data'])\n"
+        "print('returned', search(st, iterations=2000, seed=1).iterations)\n")
+    r = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent),
+                        str(REGRESSIONS / "kilim-state-two-scrap-bags.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["returned", "2000"]
+
+
+# ================================================================ one path in
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_states_and_views_round_trip_at_every_player_count(players):
+    g = played(players, 3, 40)
+    d = g.to_json()
+    assert Kilim.from_json(d).to_json() == d
+    v = g.to_json(view=g.to_move)
+    assert Kilim.from_view(v).to_json(view=g.to_move) == v
+
+
+def lean(d):
+    """`d` without its derived fields, at every level."""
+    out = {k: x for k, x in d.items() if k not in DERIVED}
+    out["player_state"] = [{k: x for k, x in ps.items() if k not in DERIVED} for ps in d["player_state"]]
+    return out
+
+
+def test_derived_fields_may_be_left_out_but_must_agree_when_given():
+    g = played(3, 4, 60)
+    d = g.to_json()
+    assert Kilim.from_json(lean(d)).to_json() == d
+    v = g.to_json(view=g.to_move)
+    thin = lean(v)
+    for p, ps in enumerate(thin["player_state"]):
+        if p != g.to_move:                 # the only count of another seat's scraps a view has
+            ps["scraps_held_count"] = v["player_state"][p]["scraps_held_count"]
+    assert Kilim.from_view(thin).to_json(view=g.to_move) == v
+    for edit, field in [(lambda x: x["player_state"][1].update(score=x["player_state"][1]["score"] + 1),
+                         "player_state[1].score"),
+                        (lambda x: x.update(pile_counts=[x["pile_counts"][0] + 1] + x["pile_counts"][1:]),
+                         "pile_counts[0]"),
+                        (lambda x: x.update(turn=x["turn"] + 1), "turn"),
+                        (lambda x: x.update(perfect_supply=2), "perfect_supply"),
+                        (lambda x: x.update(torn_in=[2, 2, 2]), "torn_in[0]"),
+                        (lambda x: x["player_state"][0].update(has_chosen=True), "player_state[0].has_chosen")]:
+        stale = copy.deepcopy(d)
+        edit(stale)
+        refused(Kilim.from_json, stale, field, error=IllegalPositionError)
+
+
+def test_a_missing_required_field_is_named():
+    d = Kilim(3, 1).to_json()
+    del d["torn_seen"]
+    refused(Kilim.from_json, d, "(root): missing key 'torn_seen'")
+    d = Kilim(3, 1).to_json()
+    del d["player_state"][1]["hand"]
+    refused(Kilim.from_json, d, "player_state[1]: missing key 'hand'")
+
+
+def test_sets_may_come_in_any_order_piles_may_not_be_reordered_silently():
+    g = played(3, 5, 70)
+    d = g.to_json()
+    shuffled = copy.deepcopy(d)
+    shuffled["revealed"].reverse()
+    for ps in shuffled["player_state"]:
+        ps["hand"].reverse()
+        ps["kilim"]["dominoes"].reverse()
+    assert Kilim.from_json(shuffled).to_json() == d
+    reordered = copy.deepcopy(d)
+    reordered["piles"][2].reverse()           # another pile order is another position
+    assert Kilim.from_json(reordered).to_json()["piles"] == reordered["piles"]
+
+
+@pytest.mark.parametrize("where", [(), ("player_state", 0), ("player_state", 2, "kilim"),
+                                   ("tokens", 1)])
+def test_unknown_keys_are_refused_at_every_level(where):
+    d = Kilim(3, 6).to_json()
+    target = d
+    for step in where:
+        target = target[step]
+    target["colour_of_the_sky"] = "blue"
+    path = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in where).lstrip(".")
+    refused(Kilim.from_json, d, f"{path or '(root)'}: unknown key 'colour_of_the_sky'")
+
+
+def test_unknown_keys_in_a_view_and_in_placing_are_refused():
+    g = Kilim(3, 1)
+    play(g, "gold-5", "gold-3", "gold-1")     # seat 0 won: it weaves
+    assert g.phase == "place"
+    v = g.to_json(view=g.to_move)
+    v["placing"]["speed"] = 3
+    refused(Kilim.from_view, v, "placing: unknown key 'speed'")
+    v = g.to_json(view=g.to_move)
+    v["player_state"][1]["scraps_held"] = []
+    refused(Kilim.from_view, v, f"player_state[1].scraps_held: seat {g.to_move}'s view cannot hold")
+
+
+def test_messages_name_the_field_path():
+    d = Kilim(3, 1).to_json()
+    d["player_state"][2]["hand"][3] = "gold-99"
+    refused(Kilim.from_json, d, "player_state[2].hand[3]: must be one of")
+    d = Kilim(3, 1).to_json()
+    d["tokens"] = d["tokens"][:3]
+    refused(Kilim.from_json, d, "tokens: expected 4 items, got 3")
+    d = Kilim(3, 1).to_json()
+    d["player_state"][1]["perfect_held"] = True
+    refused(Kilim.from_json, d, "player_state[1].perfect_held: expected an integer, got boolean")
+    d = Kilim(3, 1).to_json()
+    d["player_state"][0]["kilim"]["dominoes"] = [[0, 0, "h", "AB"], [0, 1, "v", "CC"]]
+    refused(Kilim.from_json, d, "player_state[0].kilim.dominoes[1]: overlaps another domino")
+
+
+@pytest.mark.parametrize("bad", [None, [], "kilim", 3, {"game": "kilim"}])
+def test_what_is_not_a_state_is_a_view_error(bad):
+    for load in (Kilim.from_json, Kilim.from_view):
+        with pytest.raises(ViewError):
+            load(bad)
+
+
+def test_deep_and_huge_input_is_refused_without_recursing():
+    deep = []
+    for _ in range(100_000):
+        deep = [deep]
+    d = Kilim(3, 1).to_json()
+    d["revealed"] = deep
+    refused(Kilim.from_json, d, "nested deeper")
+    d["revealed"] = ["1AA"] * 200_000
+    refused(Kilim.from_json, d, "too large")
+
+
+# ================================================================ views
+def test_a_view_is_the_view_of_the_seat_to_move():
+    g = played(4, 2, 1)                       # seat 0 has chosen its card; seat 1 is to move
+    for seat in (0, 2, 3):
+        refused(Kilim.from_view, g.to_json(view=seat), "view: this is seat", "seat 1 is to move",
+                error=IllegalPositionError)
+        refused(from_view, g.to_json(view=seat), "seat 1 is to move")
+    assert Kilim.from_view(g.to_json(view=1)).to_move == 1
+
+
+def test_a_finished_game_may_be_viewed_by_any_seat():
+    g = Kilim(3, 8)
+    while not g.is_terminal():
+        g.apply(g.legal_moves()[0])
+    for seat in range(3):
+        v = g.to_json(view=seat)
+        assert Kilim.from_view(v).to_json(view=seat) == v
+
+
+def test_a_view_holds_no_other_seats_face_down_parts():
+    g = played(3, 2, 1)                       # seat 0 chose its card face down
+    v = g.to_json(view=1)
+    v["player_state"][0]["choice"] = g.to_json()["player_state"][0]["choice"]
+    refused(Kilim.from_view, v, "player_state[0].choice: seat 0's card is face down")
+
+
+def test_whereabouts_must_fit_what_the_seat_sees():
+    g = Kilim(3, 2)
+    play(g, "scrap-bag", "gold-3", "gold-2", "gold-4", "scrap-D")      # seat 0 keeps D
+    while g.phase != "card":
+        g.apply(g.legal_moves()[0])
+    v = g.to_json(view=0)
+    bad = copy.deepcopy(v)
+    bad["scrap_whereabouts"]["D"] = [1]
+    refused(Kilim.from_view, bad, "scrap_whereabouts.D: seat 0 sees scrap D")
+    bad = copy.deepcopy(v)
+    del bad["scrap_whereabouts"]["A"]
+    refused(Kilim.from_view, bad, "scrap_whereabouts: missing scrap A")
+    bad = copy.deepcopy(v)
+    bad["scrap_whereabouts"] = {x: [1] for x in bad["scrap_whereabouts"]}   # seat 1 holds none
+    refused(Kilim.from_view, bad, "no placement")
+
+
+# ================================================================ reachability
+def test_a_woven_domino_must_have_been_revealed():
+    g = third_day(3, kilims={0: {"dominoes": [[0, 0, "h", "AB"]]}})
+    d = g.to_json()
+    d["player_state"][1]["kilim"]["dominoes"] = [[0, 0, "h", "AB"]] * 1
+    d["player_state"][2]["kilim"]["dominoes"] = [[0, 0, "h", "AB"]]
+    d["lost"] -= 2
+    refused(Kilim.from_json, lean(d), "revealed: 3 AB dominoes woven, 2 revealed")
+
+
+def test_a_kilim_cannot_spread_further_than_its_dominoes_reach():
+    """Two dominoes far apart: no sequence of placements (each touching the Kilim) made it."""
+    def edit(d):
+        d["player_state"][0]["kilim"]["dominoes"] = [[0, 0, "h", "AB"], [20, 20, "h", "CD"]]
+    with pytest.raises(IllegalPositionError, match=r"player_state\[0\].kilim: a Kilim of 21 rows"):
+        third_day(3, kilims={0: {"dominoes": [[0, 0, "h", "AB"], [1, 0, "h", "CD"]]}}, edit=edit)
+
+
+def test_a_token_in_hand_was_taken_by_an_artisan_call():
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AA"]]}}, tokens={"rotate": 0})
+    d = g.to_json()
+    d["tokens"][2]["holder"] = 0                 # a second token, with one Artisan call today
+    refused(Kilim.from_json, lean(d), "tokens: 2 tokens taken today, but the Artisan was called at most 1")
+
+
+def test_seats_choose_in_order():
+    g = played(3, 2, 1)                       # seat 0 has chosen
+    d = g.to_json()
+    d["to_move"] = 2                          # seat 1 skipped
+    refused(Kilim.from_json, lean(d), "player_state[1].choice: seats choose in order")
+
+
+def test_the_auction_outcome_is_what_the_offers_shown_give():
+    g = Kilim(4, 1)
+    play(g, "scrap-bag", "gold-5", "gold-3", "gold-1")
+    d = g.to_json()
+    assert d["phase"] == "scrap-bid" and d["winner"] == 1
+    d["winner"] = 2
+    refused(Kilim.from_json, d, "winner: the offers shown give winner 1 with 5, not 2 with 5")
+
+
+def test_knowledge_that_excludes_where_a_scrap_is_is_refused():
+    """Seat 1 believing that seat 0's face-down scrap D is on the board: a determinization for
+    seat 1 could not put D back where it is."""
+    g = Kilim(3, 2)
+    play(g, "scrap-bag", "gold-3", "gold-2", "gold-4", "scrap-D")
+    g.check_invariants()
+    f = g._fields()
+    f["where"][1][3] = 1 << core.WHERE_BOARD
+    g._set_fields(f)
+    with pytest.raises(IllegalPositionError, match="scrap_whereabouts: seat 1 believes scrap D"):
+        g.check_invariants()
+
+
+# ================================================================ the move bound
+def staircase(n):
+    """n horizontal dominoes, each one row down and one column right of the last: the widest
+    bounding box n dominoes make (n rows, n + 1 columns)."""
+    kinds = ["AA", "AB", "AC", "AD", "AE", "BB", "BC", "BD", "BE", "CC", "CD", "CE", "DD", "DE"]
+    return {"dominoes": [[i, i, "h", kinds[i % 14]] for i in range(n)]}
+
+
+def test_a_scrap_may_go_on_every_cell_of_the_bounding_box_and_the_bound_holds():
+    """The phase with the most moves: a scrap to place, on any cell of the bounding box. On
+    day 3 a seat may have woven the 28 regular dominoes of days 1 and 2 (3 players: 14 of each
+    group's 15 kinds, and a torn carpet each); as a staircase its box is 28 x 29 cells."""
+    kilim = staircase(28)
+    g = window(kilims={0: kilim}, scraps_held={0: ["B"]})
+    play(g, "weave-scrap-B")
+    assert g.phase == "scrap-at"
+    assert len(g.legal_moves()) == 28 * 29 <= core.MOST_MOVES
+    rows, cols = core.MOST_SPAN // 2, core.MOST_SPAN - core.MOST_SPAN // 2
+    assert rows * cols == core.MOST_MOVES <= 4096          # MAX_MOVES (cext/core.pxd)
+
+
+def test_sampled_positions_never_have_more_moves_than_the_bound():
+    most = {}
+    for players in (2, 3, 4, 5):
+        for seed in range(60):
+            g = Kilim(players, 500 + seed)
+            rng = random.Random(seed)
+            while not g.is_terminal():
+                moves = g.legal_moves()
+                most[g.phase] = max(most.get(g.phase, 0), len(moves))
+                g.apply(rng.choice(moves))
+    assert set(most) >= {"card", "spy", "scrap-bid", "artisan-bid", "scrap-pick", "token-pick",
+                         "place", "window", "scrap-at"}
+    assert max(most.values()) <= core.MOST_MOVES
+    assert most["card"] == 18 and most["spy"] == 15 and most["scrap-pick"] == 5
+
+
+def unchecked_grid(g, p, cells):
+    """g with seat p's grid overwritten by `cells` pattern-A cells and no dominoes, past every
+    check: a state no game reaches."""
+    f = g._fields()
+    m = [0] * core.N_MASKS
+    for r, c in cells:
+        m[0] |= 1 << (128 * (r + core.ORG) + c + core.ORG)
+    f["k"][p].update(m=m, rmax=max(r for r, _ in cells) + core.ORG,
+                     cmax=max(c for _, c in cells) + core.ORG, n_cells=len(cells), n_dom=0)
+    g._set_fields(f)
+    return g
+
+
+def test_the_move_generator_refuses_a_kilim_no_game_reaches_instead_of_overrunning():
+    """A 100 x 100 grid in the core (past the loader) would give 10,000 cells for a scrap and
+    thousands of placements: the generator returns no move rather than write past the buffer."""
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AA"]]}}, scraps_held={0: ["B"]})
+    play(g, "weave-scrap-B")
+    full = [(r, c) for r in range(100) for c in range(100)]
+    assert unchecked_grid(g.clone(), 0, full).legal_moves() == []
+    g = Kilim(3, 1)
+    play(g, "gold-5", "gold-3", "gold-1")
+    assert g.phase == "place"
+    dots = [(r, c) for r in range(0, 100, 2) for c in range(0, 100, 2)]     # 2,500 single cells
+    assert unchecked_grid(g, 0, dots).legal_moves() == []
+    with pytest.raises(IllegalPositionError):
+        g.check_invariants()
