@@ -49,23 +49,26 @@ def ensure_ray(workers: int, address: Optional[str] = None):
 
 
 class _Worker:
-    """One search process: holds the cores, runs a tree on the root it is given."""
+    """One search process: holds the cores, runs a tree on the root it is given.
+
+    Searches are numbered by the driver; `stop(n)` stops search n and every earlier one,
+    also when it arrives before the search has started (the calls may run in any order).
+    """
 
     def __init__(self, index: int) -> None:
         self.index = index
-        self.stop_event = threading.Event()
+        self.stopped_upto = 0
 
     def pid(self) -> int:
         return os.getpid()
 
     def search(self, state: GameCore, player: int, iterations: int, seconds: float, seed: int,
                c: float, mode: str, max_nodes: int,
-               score_weight: float) -> dict:
+               score_weight: float, number: int) -> dict:
         from search.ismcts import make_tree, run_tree
 
-        self.stop_event.clear()
         tree = make_tree(state, player, seed, c, mode, max_nodes, True, score_weight)
-        elapsed = run_tree(tree, iterations, seconds, self.stop_event, None, 1.0)
+        elapsed = run_tree(tree, iterations, seconds, _Stopped(self, number), None, 1.0)
         outcomes = tree.root_outcomes()
         stats = []
         for move, visits, mean, avail in tree.root_stats():
@@ -75,8 +78,19 @@ class _Worker:
                 "nodes": tree.n_nodes, "tree_moves": tree.tree_moves, "full": tree.full,
                 "seconds": elapsed, "stats": stats}
 
-    def stop(self) -> None:
-        self.stop_event.set()
+    def stop(self, number: int) -> None:
+        """Stop search `number` and every earlier one, running or not yet started."""
+        self.stopped_upto = max(self.stopped_upto, number)
+
+
+class _Stopped:
+    """The stop flag of one numbered search on a worker (the is_set() run_tree reads)."""
+
+    def __init__(self, worker: _Worker, number: int) -> None:
+        self.worker, self.number = worker, number
+
+    def is_set(self) -> bool:
+        return self.worker.stopped_upto >= self.number
 
 
 @dataclass
@@ -105,6 +119,7 @@ class ParallelSearch:
         self.dead: set = set()
         self.lock = threading.Lock()
         self.running: List = []
+        self.number = 0                       # searches so far: each worker search is numbered
 
     def replace_dead(self) -> None:
         for i in sorted(self.dead):
@@ -112,11 +127,11 @@ class ParallelSearch:
         self.dead.clear()
 
     def stop(self) -> None:
-        """Ask every worker to end its current search now."""
+        """Ask every worker to end its current search now (also if it has not started)."""
         for i, a in enumerate(self.actors):
             if i not in self.dead:
                 try:
-                    a.stop.remote()
+                    a.stop.remote(self.number)
                 except Exception:
                     pass
 
@@ -151,8 +166,10 @@ class ParallelSearch:
         shares = [iterations // w + (1 if i < iterations % w else 0) for i in range(w)] \
             if iterations else [0] * w
         t0 = time.perf_counter()
+        self.number += 1
         refs = [a.search.remote(state, player, shares[i], seconds, seed * 1_000_003 + i, c, mode,
-                                max_nodes, score_weight) for i, a in enumerate(self.actors)]
+                                max_nodes, score_weight, self.number)
+                for i, a in enumerate(self.actors)]
         if on_submit:
             on_submit()
         pending = dict(zip(refs, range(w)))
