@@ -1,9 +1,10 @@
 """`caravan uci`: a line-based stdin/stdout protocol modelled on UCI (see docs/protocol.md).
 
-The main thread reads commands; a search runs in a worker thread in short chunks, so the
-engine keeps reading while it searches: `isready` is answered at once and `stop` ends the
-search promptly. Every error is one line `info string error <reason>`, changes nothing, and
-the engine goes on. End of input ends it cleanly.
+A reader thread numbers the input lines as they arrive and acts on `isready`, `stop` and
+`quit` at once; the main thread runs the other commands in order; a search runs in a worker
+thread in short chunks. `stop` stops every search asked for on an earlier line, running or
+still queued. Every error, expected or not, is one line `info string error <reason>`,
+changes nothing, and the engine goes on. End of input ends it cleanly.
 """
 from __future__ import annotations
 
@@ -11,18 +12,20 @@ import json
 import queue
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, TextIO
 
 from cext.core import GameCore
-from engine.registry import GAMES, from_view, game_info, new_game
+from engine.registry import GAMES, from_json, from_view, game_info, new_game
 from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, collect,
                            make_tree, run_tree)
 
 ENGINE_NAME = "Caravan 0.1.0"
 ENGINE_AUTHOR = "the Caravan developers"
-MAX_LINE = 1_000_000          # longer input lines are refused (a view is a few kB)
+MAX_LINE = 1_000_000          # longer input lines are refused (only the start is kept)
+MAX_JSON = 100_000            # longer JSON in `position ... view` is refused (a view is < 3 kB)
+MAX_JSON_DEPTH = 32           # deeper JSON is refused (a view nests 4 levels)
+MAX_REASON = 500              # error reasons are cut to this many characters
 MAX_ITERATIONS = 1_000_000_000
 MAX_MOVETIME_MS = 86_400_000
 
@@ -86,55 +89,121 @@ OPTIONS: List[Option] = [
 ]
 
 
+def parse_json_object(raw: str) -> dict:
+    """The JSON object of a `position <game> view <json>` line.
+
+    ProtocolError when it is longer than MAX_JSON characters, malformed, nested deeper than
+    MAX_JSON_DEPTH, holds NaN or Infinity, or is not an object.
+    """
+    if len(raw) > MAX_JSON:
+        raise ProtocolError(f"the JSON is too long ({len(raw)} characters, at most {MAX_JSON})")
+
+    def refuse(name):
+        raise ProtocolError(f"malformed JSON: {name} is not a JSON number")
+
+    try:
+        obj = json.loads(raw, parse_constant=refuse)
+    except json.JSONDecodeError as e:
+        raise ProtocolError(f"malformed JSON: {e.msg} at column {e.colno}") from None
+    except (RecursionError, MemoryError):
+        raise ProtocolError(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as e:                     # e.g. an integer of more than 4300 digits
+        raise ProtocolError(f"malformed JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError("the JSON must be an object: a view or a state")
+    level, depth = [obj], 0
+    while level:                                # breadth first: no recursion
+        depth += 1
+        if depth > MAX_JSON_DEPTH:
+            raise ProtocolError(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels")
+        level = [v for x in level if isinstance(x, (dict, list))
+                 for v in (x.values() if isinstance(x, dict) else x)]
+    return obj
+
+
 class Engine:
-    """One protocol session: a position, options, and at most one search at a time."""
+    """One protocol session: a position, options, and at most one search at a time.
+
+    Input lines carry numbers (their order of arrival). A search asked for on line n is
+    stopped, whether it runs yet or not, once a `stop` or `quit` numbered above n has
+    arrived, or at the end of input when it has no budget.
+    """
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.out_lock = threading.Lock()
         self.options: Dict[str, object] = {o.name.lower(): o.default for o in OPTIONS}
         self.state: Optional[GameCore] = None
+        self.view_seat: Optional[int] = None      # set up from this seat's view (else: full)
         self.searching: Optional[threading.Thread] = None
-        self.stop_event = threading.Event()
         self.searches = 0
-        self.infinite = False
+        self.line_no = 0                          # number of the line being handled
+        # stop bookkeeping, shared with the reader thread under stop_lock
+        self.stop_lock = threading.Lock()
+        self.stopped_below = 0                    # searches of lines numbered below are stopped
+        self.input_ended = False                  # searches without a budget are stopped
+        self.search_line = 0                      # the line of the current search
+        self.infinite = False                     # the current search has no budget
+        self.stop_event = threading.Event()       # the current search's stop
 
     # ------------------------------------------------------------------ output
     def send(self, *lines: str) -> None:
         with self.out_lock:
-            for line in lines:
-                self.out.write(line + "\n")
-            self.out.flush()
+            try:
+                for line in lines:
+                    self.out.write(line + "\n")
+                self.out.flush()
+            except (OSError, ValueError):           # the front end is gone: nothing to tell
+                pass
 
     def error(self, reason: str) -> None:
-        self.send("info string error " + " ".join(reason.split()))
+        self.send("info string error " + " ".join(reason.split())[:MAX_REASON])
+
+    # ------------------------------------------------------------------ stopping
+    def request_stop(self, line_no: int = 0, end_of_input: bool = False) -> None:
+        """Record a `stop` or `quit` arriving as line `line_no` (every search asked for
+        before it stops) or the end of input (searches without a budget stop)."""
+        with self.stop_lock:
+            self.stopped_below = max(self.stopped_below, line_no)
+            self.input_ended = self.input_ended or end_of_input
+            self._stop_if_due()
+
+    def _stop_if_due(self) -> None:
+        if self.search_line < self.stopped_below or (self.infinite and self.input_ended):
+            self.stop_event.set()
+
+    def wait(self) -> None:
+        """Wait until the running search (if any) has answered."""
+        if self.searching is not None:
+            self.searching.join()
 
     # ------------------------------------------------------------------ dispatch
-    def handle(self, line: str) -> bool:
-        """Handle one input line; False when the session should end.
+    def handle(self, line: str, line_no: Optional[int] = None) -> bool:
+        """Handle one input line (numbered `line_no`, else the next number); False when the
+        session should end.
 
         A command that needs the engine idle waits for a running search to finish first
-        (isready, stop, quit and uci never wait), so piped commands run in order.
+        (isready, stop, quit and uci never wait), so piped commands run in order. No
+        exception escapes: each becomes one `info string error` line.
         """
-        if len(line) > MAX_LINE:
-            self.error(f"line too long ({len(line)} characters)")
-            return True
-        words = line.split()
-        if not words:
-            return True
-        cmd, args = words[0], words[1:]
-        handler = self.COMMANDS.get(cmd)
-        if handler is None:
-            self.error(f"unknown command {cmd[:40]!r}")
-            return True
-        if cmd not in self.WHILE_SEARCHING and self.searching is not None:
-            self.searching.join()
+        self.line_no = self.line_no + 1 if line_no is None else line_no
         try:
+            if len(line) > MAX_LINE:
+                raise ProtocolError(f"line too long (more than {MAX_LINE} characters)")
+            words = line.split()
+            if not words:
+                return True
+            cmd, args = words[0], words[1:]
+            handler = self.COMMANDS.get(cmd)
+            if handler is None:
+                raise ProtocolError(f"unknown command {cmd[:40]!r}")
+            if cmd not in self.WHILE_SEARCHING:
+                self.wait()
             return handler(self, args, line) is not False
-        except ProtocolError as e:
+        except (ProtocolError, ValueError) as e:
             self.error(str(e))
-        except ValueError as e:
-            self.error(str(e))
+        except Exception as e:  # a bug must not end the session
+            self.error(f"internal error: {type(e).__name__}: {e}")
         return True
 
     def is_searching(self) -> bool:
@@ -175,26 +244,25 @@ class Engine:
         self.options[option.name.lower()] = parsed
 
     def cmd_ucinewgame(self, args, line):
-        self.state = None
+        self.state, self.view_seat = None, None
 
     def cmd_position(self, args, line):
         if len(args) < 2:
             raise ProtocolError("usage: position <game> players <n> seed <s> [moves ...] | "
                                 "position <game> view <json>")
         info = game_info(args[0])
-        if args[1] == "view":
-            raw = line.split("view", 1)[1].strip()
-            try:
-                view = json.loads(raw)
-            except json.JSONDecodeError as e:
-                raise ProtocolError(f"malformed view JSON: {e.msg} at column {e.colno}") from None
-            if not isinstance(view, dict):
-                raise ProtocolError("the view must be a JSON object")
-            if str(view.get("game", "")).lower() != info.name:
-                raise ProtocolError(f"the view is not a {info.title} view")
-            self.state = from_view(view)
+        if args[1] != "view":
+            self.state, self.view_seat = self.position_from_seed(info, args[1:]), None
             return
-        self.state = self.position_from_seed(info, args[1:])
+        parts = line.split(None, 3)
+        obj = parse_json_object(parts[3] if len(parts) > 3 else "")
+        if str(obj.get("game", ""))[:40].lower() != info.name:
+            raise ProtocolError(f"the JSON is not a {info.title} view or state")
+        if "view" in obj:                       # one seat's view
+            state = from_view(obj)
+            self.state, self.view_seat = state, int(obj["view"])
+        else:                                   # a full state, as `view` prints it
+            self.state, self.view_seat = from_json(obj), None
 
     @staticmethod
     def position_from_seed(info, args: List[str]) -> GameCore:
@@ -245,6 +313,24 @@ class Engine:
         viewer = st.to_move if st.to_move >= 0 else None
         self.send(*st.render(viewer).splitlines(), "dok")
 
+    def cmd_view(self, args, line):
+        """`view [seat]`: the position as one line of JSON that `position <game> view`
+        takes back: the seat's view, or without a seat the full state (the own seat's view
+        when the position came from a view)."""
+        st = self.need_position()
+        seat = None
+        if args:
+            if len(args) > 1 or not args[0].isdigit() or int(args[0]) >= st.n_players:
+                raise ProtocolError(f"usage: view [<seat 0..{st.n_players - 1}>]")
+            seat = int(args[0])
+        if self.view_seat is not None:
+            if seat not in (None, self.view_seat):
+                raise ProtocolError(f"the position was set up from seat {self.view_seat}'s "
+                                    f"view: only view {self.view_seat} is known")
+            seat = self.view_seat
+        obj = st.to_json() if seat is None else st.to_json(view=seat)
+        self.send(json.dumps(obj, separators=(",", ":")))
+
     def budget(self, args: List[str]):
         iterations, movetime, infinite = 0, 0, False
         i = 0
@@ -285,8 +371,7 @@ class Engine:
                       "info string ranking " + " ".join(str(x) for x in st.ranking()),
                       "bestmove (none)")
             return
-        self.infinite = not iterations and not seconds
-        self.start_search(st, iterations, seconds, self.finish_go)
+        self.start_search(st, iterations, seconds, self.finish_go, "bestmove (none)")
 
     def cmd_hint(self, args, line):
         st = self.need_position()
@@ -301,68 +386,65 @@ class Engine:
         if st.is_terminal():
             raise ProtocolError("the game is over: no hint")
         iterations, seconds = self.budget([])
-        self.infinite = False
-        self.start_search(st, iterations, seconds, lambda r, s: self.finish_hint(r, s, k))
+        self.start_search(st, iterations, seconds, lambda r, s: self.finish_hint(r, s, k),
+                          "hintok")
 
     def cmd_stop(self, args, line):
-        self.stop_event.set()
-        if self.searching is not None:
-            self.searching.join()
+        self.request_stop(self.line_no)
 
     def cmd_quit(self, args, line):
-        self.stop_event.set()
-        if self.searching is not None:
-            self.searching.join()
+        self.request_stop(self.line_no)
+        self.wait()
         return False
 
     # ------------------------------------------------------------------ searching
     def start_search(self, state: GameCore, iterations: int, seconds: float,
-                     finish: Callable) -> None:
-        self.stop_event.clear()
-        self.searches += 1
+                     finish: Callable, last_line: str) -> None:
+        """Search `state` on a worker thread; `finish(result, state)` answers, `last_line`
+        ends the answer if the search fails."""
         seed = int(self.options["seed"])
         workers = int(self.options["workers"])
-        if workers > 1:
-            self.start_parallel_search(state, iterations, seconds, seed, workers, finish)
-            return
-        tree = make_tree(state, state.to_move, seed, float(self.options["c"]),
-                         str(self.options["keymode"]), int(self.options["maxnodes"]),
-                         score_weight=float(self.options["scoreweight"]))
+        tree = None
+        if workers == 1:
+            tree = make_tree(state, state.to_move, seed, float(self.options["c"]),
+                             str(self.options["keymode"]), int(self.options["maxnodes"]),
+                             score_weight=float(self.options["scoreweight"]))
+        with self.stop_lock:                    # a stop that already came applies at once
+            stop = self.stop_event = threading.Event()
+            self.search_line = self.line_no
+            self.infinite = not iterations and not seconds
+            self._stop_if_due()
+        self.searches += 1
 
         def work():
-            elapsed = run_tree(tree, iterations, seconds, self.stop_event, self.report, 1.0)
             try:
-                finish(collect(state, tree, elapsed), state)
-            except Exception as e:  # never leave a client waiting for bestmove
-                self.error(f"internal error: {e}")
-                self.send("bestmove (none)")
-
-        self.searching = threading.Thread(target=work, name="caravan-search", daemon=True)
-        self.searching.start()
-
-    def start_parallel_search(self, state, iterations, seconds, seed, workers, finish) -> None:
-        """The same search spread over `workers` Ray actors (root-parallel)."""
-        def work():
-            try:
-                from search.parallel import shared_search
-
-                pool = shared_search(workers)
-                result = pool.search(state, iterations=iterations, seconds=seconds, seed=seed,
-                                     c=float(self.options["c"]),
-                                     mode=str(self.options["keymode"]),
-                                     max_nodes=int(self.options["maxnodes"]),
-                                     score_weight=float(self.options["scoreweight"]),
-                                     stop=self.stop_event)
-                if result.failed:
-                    self.send(f"info string workers failed {' '.join(map(str, result.failed))}; "
-                              f"merged {len(result.answered)} of {result.workers}")
+                if tree is None:
+                    result = self.parallel_search(state, iterations, seconds, seed, workers,
+                                                  stop)
+                else:
+                    elapsed = run_tree(tree, iterations, seconds, stop, self.report, 1.0)
+                    result = collect(state, tree, elapsed)
                 finish(result, state)
-            except Exception as e:  # never leave a client waiting for bestmove
-                self.error(f"parallel search failed: {e}")
-                self.send("bestmove (none)")
+            except Exception as e:  # never leave a client waiting for its answer
+                self.error(f"internal error: search failed: {type(e).__name__}: {e}")
+                self.send(last_line)
 
         self.searching = threading.Thread(target=work, name="caravan-search", daemon=True)
         self.searching.start()
+
+    def parallel_search(self, state, iterations, seconds, seed, workers, stop):
+        """The same search spread over `workers` Ray actors (root-parallel)."""
+        from search.parallel import shared_search
+
+        pool = shared_search(workers)
+        result = pool.search(state, iterations=iterations, seconds=seconds, seed=seed,
+                             c=float(self.options["c"]), mode=str(self.options["keymode"]),
+                             max_nodes=int(self.options["maxnodes"]),
+                             score_weight=float(self.options["scoreweight"]), stop=stop)
+        if result.failed:
+            self.send(f"info string workers failed {' '.join(map(str, result.failed))}; "
+                      f"merged {len(result.answered)} of {result.workers}")
+        return result
 
     def report(self, tree, elapsed: float) -> None:
         ips = int(tree.iterations / elapsed) if elapsed > 0 else 0
@@ -388,53 +470,67 @@ class Engine:
     COMMANDS: Dict[str, Callable] = {
         "uci": cmd_uci, "isready": cmd_isready, "setoption": cmd_setoption,
         "ucinewgame": cmd_ucinewgame, "position": cmd_position, "go": cmd_go,
-        "stop": cmd_stop, "legal": cmd_legal, "hint": cmd_hint, "d": cmd_d, "quit": cmd_quit,
+        "stop": cmd_stop, "legal": cmd_legal, "hint": cmd_hint, "d": cmd_d,
+        "view": cmd_view, "quit": cmd_quit,
     }
     WHILE_SEARCHING = {"isready", "stop", "quit", "uci"}
+
+
+def read_line(inp: TextIO) -> Optional[str]:
+    """The next input line without its end of line, None at the end of input. Of a line
+    longer than MAX_LINE only the first MAX_LINE + 1 characters are kept (and refused)."""
+    raw = inp.readline(MAX_LINE + 1)
+    if not raw:
+        return None
+    if len(raw) > MAX_LINE and not raw.endswith("\n"):
+        while True:                             # skip the rest of the line
+            more = inp.readline(MAX_LINE + 1)
+            if not more or more.endswith("\n"):
+                break
+    return raw.rstrip("\r\n")
 
 
 def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     """Run a protocol session until `quit` or the end of input.
 
-    A reader thread takes the lines as they come: `isready` is answered at once, and `stop`
-    and `quit` act at once when nothing is waiting before them; every other line is queued
-    for the main thread, which runs them in order.
+    A reader thread numbers the lines as they come and acts on three at once: `isready` is
+    answered, `stop` stops every search asked for before it (running or queued), `quit`
+    does the same and ends the input. Every other line is queued for the main thread, which
+    runs them in order. At the end of input (or after `quit`) the queued commands still run,
+    searches without a budget are stopped, and the engine exits once the last search has
+    answered.
     """
     engine = Engine(out)
-    lines: "queue.Queue[Optional[str]]" = queue.Queue()
-    quitting = threading.Event()
+    lines: "queue.Queue[Optional[tuple]]" = queue.Queue()
 
     def reader():
-        for raw in iter(inp.readline, ""):
-            line = raw.rstrip("\r\n")
-            cmd = line.split()[0] if line.split() else ""
-            if cmd == "isready":
-                engine.handle(line)
-            elif cmd in ("stop", "quit") and lines.empty():
-                engine.stop_event.set()
-                if cmd == "quit":
-                    quitting.set()
+        number = 0
+        try:
+            while True:
+                line = read_line(inp)
+                if line is None:
                     break
-            else:
-                lines.put(line)
-            if quitting.is_set():
-                break
-        lines.put(None)
+                number += 1
+                words = line.split(None, 1)
+                cmd = words[0] if words else ""
+                if cmd == "isready":
+                    engine.send("readyok")
+                elif cmd in ("stop", "quit"):
+                    engine.request_stop(number)
+                    if cmd == "quit":
+                        break
+                else:
+                    lines.put((number, line))
+        finally:                                # end of input, quit, or a broken input
+            engine.request_stop(end_of_input=True)
+            lines.put(None)
 
     threading.Thread(target=reader, name="caravan-reader", daemon=True).start()
-    while not quitting.is_set():
-        line = lines.get()
-        if line is None:
-            # end of input: a search with a budget finishes and answers; an infinite one stops
-            if engine.infinite:
-                engine.stop_event.set()
+    while True:
+        item = lines.get()
+        if item is None or not engine.handle(item[1], item[0]):
             break
-        if not engine.handle(line):
-            quitting.set()
-    if quitting.is_set():
-        engine.stop_event.set()
-    if engine.searching is not None:
-        engine.searching.join()
+    engine.wait()
     return 0
 
 

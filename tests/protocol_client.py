@@ -57,10 +57,21 @@ class Client:
         self.lines.put(line)
         return False
 
+    def end_input(self, timeout: float = 30.0) -> List[str]:
+        """Close the engine's input; the rest of its output, read to its end."""
+        self.proc.stdin.close()
+        out = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                out.append(self.read(max(0.01, deadline - time.monotonic())))
+            except EOFError:
+                return out
+
     def close(self) -> int:
         try:
             self.send("quit")
-        except (BrokenPipeError, OSError):
+        except (BrokenPipeError, OSError, ValueError):   # ValueError: input already closed
             pass
         return self.proc.wait(timeout=30)
 
