@@ -538,4 +538,6 @@ def main() -> int:
     # binary junk must not kill the engine: undecodable bytes become U+FFFD
     inp = open(sys.stdin.fileno(), "r", encoding="utf-8", errors="replace", closefd=False,
                newline="\n")
+    # answers are UTF-8 whatever the locale: no line may be lost to an encoding error
+    sys.stdout.reconfigure(encoding="utf-8", errors="replace")
     return serve(inp, sys.stdout)

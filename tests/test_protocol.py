@@ -229,6 +229,19 @@ def test_an_unexpected_exception_is_an_internal_error_line(monkeypatch):
     assert lines[-1] == "dok"
 
 
+def test_answers_are_utf8_whatever_the_locale():
+    """An answer quoting non-ASCII input is not lost under an ASCII locale."""
+    import os
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "uci"], input="é\n".encode(),
+                       capture_output=True, timeout=30,
+                       env={**os.environ, "PYTHONIOENCODING": "ascii", "LC_ALL": "C"})
+    assert r.returncode == 0
+    assert r.stdout.decode("utf-8") == "info string error unknown command 'é'\n"
+
+
 def seat_to_move_after(game, players, seed, seat, at_least, rng_seed):
     """(state, move texts): random play from the seed until `seat` is to move after at least
     `at_least` moves."""
