@@ -343,7 +343,10 @@ def fuzz(n_lines: int = 10_000, seed: int = 1, chunk: int = 40,
         batch = [maker.line() for _ in range(min(chunk, n_lines - rep.lines))]
         rep.lines += len(batch)
         rep.chunks += 1
-        out, status = run_chunk(engine, k, [b for _, b in batch], rep)
+        game, players, seed_, moves = rng.choice(maker.corpus.games)
+        start = (f"position {game} players {players} seed {seed_} moves "
+                 + " ".join(moves[:rng.randint(0, len(moves) - 1)])).encode()
+        out, status = run_chunk(engine, k, start, [b for _, b in batch], rep)
         rep.kinds.update(kind for kind, _ in batch)
         lines = [b for _, b in batch]
         done = check_chunk(out, lines, rep, context, complete=status == "ok")
@@ -374,9 +377,10 @@ def fuzz(n_lines: int = 10_000, seed: int = 1, chunk: int = 40,
     return rep
 
 
-def run_chunk(engine: Client, k: int, lines: List[bytes], rep: Report):
-    """Send one chunk with markers; (output lines, "ok" | "died <code>" | "hang")."""
-    head = [b"setoption name Iterations value 20", b"setoption name MoveTime value 0"]
+def run_chunk(engine: Client, k: int, start: bytes, lines: List[bytes], rep: Report):
+    """Send one chunk with markers, after small default budgets and the `start` position;
+    (output lines, "ok" | "died <code>" | "hang")."""
+    head = [b"setoption name Iterations value 20", b"setoption name MoveTime value 0", start]
     body = []
     for i, line in enumerate(lines):
         body += [line, f"@fz{k}.{i}".encode()]
@@ -523,7 +527,7 @@ def loader_crash(culprit: bytes, position: Optional[bytes]) -> bool:
 
 
 def test_fuzzed_lines_never_crash_or_hang_the_engine():
-    rep = fuzz(n_lines=3000, seed=20261130)
+    rep = fuzz(n_lines=5000, seed=20261130)
     summary = (f"seed {rep.seed}: {rep.lines} lines, {rep.gos} go, {rep.bestmoves} bestmove, "
                f"{len(rep.internal)} internal errors, {rep.seconds:.0f} s")
     assert rep.gos > 200 and rep.views_printed > 0, summary
