@@ -1,7 +1,7 @@
 """Rule-based Kilim agent: bids from what the domino is worth to its own Kilim, weaves greedily.
 
-`choose(world, player, rng)`: `world` is a determinization for `player` (Kilim core), so
-reading any part of it is fair. The agent
+`choose(world, player, rng)`: `world` is a determinization for `player` (an
+engine.games.kilim.Kilim), so reading any part of it is fair. The agent
 - values the domino on the table by the best gain in its own points one placement of it
   would bring (groups, types, largest groups, torn penalty) plus a compactness term, and bids
   a Gold card in proportion, keeping high cards for valuable dominoes;
@@ -16,12 +16,14 @@ from __future__ import annotations
 import random
 from typing import List
 
-K_CARD, K_BID, K_SCRAPPICK, K_TOKENPICK, K_PLACE, K_DONE = 1, 2, 3, 4, 5, 6
-SPY, SCRAP, ARTISAN = 16, 17, 18
+from cext.kilim import (C_ART as ARTISAN, C_SCRAP as SCRAP, C_SPY as SPY, K_BID, K_TAKEPERF,
+                        KSHIFT, TOK_MOVE, TOK_PERFECT, TOK_REMOVE, TOK_ROTATE)
+
+ARG = (1 << KSHIFT) - 1                 # a move's argument (card, value, token, ...)
 
 
 def kind(move: int) -> int:
-    return move >> 24
+    return move >> KSHIFT
 
 
 def evaluate(world, player: int) -> float:
@@ -88,7 +90,7 @@ def choose(world, player: int, rng: random.Random) -> int:
     k = kind(legal[0])
     phase = world.phase
     if phase == "card":
-        cards = {m & 0xFFFFFF: m for m in legal}
+        cards = {m & ARG: m for m in legal}
         golds = sorted(c for c in cards if c <= 15)
         value = domino_value(world, player)
         if not golds:
@@ -116,23 +118,23 @@ def choose(world, player: int, rng: random.Random) -> int:
                 offers[v] = offers.get(v, 0) + 1
         singles = [v for v, c in offers.items() if c == 1]
         top = max(singles) if singles else 0
-        values = sorted(m & 0xFFFFFF for m in legal)
+        values = sorted(m & ARG for m in legal)
         if domino_value(world, player) > 1.0:
             above = [v for v in values if v > top and v not in offers]
             if above:
-                return (K_BID << 24) | above[0]
-        return (K_BID << 24) | values[0]
+                return (K_BID << KSHIFT) | above[0]
+        return (K_BID << KSHIFT) | values[0]
     if phase in ("scrap-bid", "artisan-bid"):
-        values = sorted(m & 0xFFFFFF for m in legal)
-        return (K_BID << 24) | values[0]
+        values = sorted(m & ARG for m in legal)
+        return (K_BID << KSHIFT) | values[0]
     if phase in ("scrap-pick", "token-pick", "place", "scrap-at"):
         if phase == "token-pick":
             d = world.to_json()
-            tokens = {m & 0xFFFFFF: m for m in legal}
+            tokens = {m & ARG: m for m in legal}
             kil = world.kilim_rows(player)
-            if 2 in tokens and any("X" in r for r in kil):
-                return tokens[2]
-            for t in (0, 3, 1, 2):
+            if TOK_REMOVE in tokens and any("X" in r for r in kil):
+                return tokens[TOK_REMOVE]
+            for t in (TOK_PERFECT, TOK_MOVE, TOK_ROTATE, TOK_REMOVE):
                 if t in tokens:
                     return tokens[t]
         if phase == "scrap-pick":
@@ -146,7 +148,7 @@ def choose(world, player: int, rng: random.Random) -> int:
             w = world.clone()
             w.apply(m)
             v = greedy_finish(w, player)
-            if kind(m) == 7:                              # a perfect carpet in reserve
+            if kind(m) == K_TAKEPERF:                     # a perfect carpet in reserve
                 v += 0.5
             if v > best:
                 best, best_move = v, m
