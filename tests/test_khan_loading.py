@@ -224,6 +224,18 @@ def test_a_blessing_phase_needs_someone_to_steal_from():
         KhanOfKhans.from_json(d)
 
 
+def test_the_protocol_refuses_another_seats_view_and_keeps_its_position(engine):
+    engine.send("position khan view " + json.dumps(VIEW))
+    before = engine.ask("d", "dok")
+    other = GAME.to_json(view=SABLE)
+    line = engine.ask("position khan view " + json.dumps(other), "info string error")[-1]
+    assert line.startswith("info string error view: this is seat 1's view but seat "
+                           f"{MOVER} is to move")
+    assert engine.ask("d", "dok") == before
+    legal = engine.ask("legal", "legal")[-1].split()[1:]
+    assert legal == [GAME.move_to_text(m) for m in GAME.legal_moves()]
+
+
 # ---------------------------------------------------------------- the field policy
 STALE = {
     "score": lambda d: d["player_state"][0].update(score=d["player_state"][0]["score"] + 20),

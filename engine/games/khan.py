@@ -126,10 +126,6 @@ def popcount(mask: int) -> int:
     return bin(mask).count("1")
 
 
-def score_of(f: Dict[str, Any], p: int) -> int:
-    return f["corral_val"][p] + f["herd_val"][p] + core.BLESS_POINTS * (f["kept"][p] + f["recv"][p])
-
-
 # ---------------------------------------------------------------- the chance and hashes of a view
 MASK64 = (1 << 64) - 1
 
