@@ -15,7 +15,7 @@ from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset, memmove, memcpy
 from cext.core cimport GameCore, MAX_MOVES, head_fits
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes, win_shares
+from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # One Kilim, declared in C. Cython is shown its extent and counts but not its grid `m`, so
@@ -254,9 +254,6 @@ if (<unsigned char*>&_probe_row)[8] != 1:
 # ================================================================ 128-bit row helpers
 cdef inline u128 bit(int c) noexcept nogil:
     return (<u128>1) << c
-
-cdef inline bint has_bit(u128 x, int c) noexcept nogil:
-    return (x >> c) & 1
 
 cdef inline int pc128(u128 x) noexcept nogil:
     return popcount(<uint64_t>x) + popcount(<uint64_t>(x >> 64))
