@@ -216,13 +216,6 @@ def cell_code(m: Sequence[int], r: int, c: int) -> int:
     return -1
 
 
-def occupancy(m: Sequence[int]) -> int:
-    occ = 0
-    for t in range(core.N_CODES):
-        occ |= m[t]
-    return occ
-
-
 def columns_of(x: int, first_row: int, last_row: int) -> int:
     """The columns used by x in rows first_row .. last_row, as one row mask."""
     cols = 0
