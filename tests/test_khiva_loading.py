@@ -166,3 +166,20 @@ def test_impossible_whereabouts_are_refused():
     refused(Khiva.from_view, v, "no placement")
     v["card_whereabouts"] = {g.to_json(view=0)["player_state"][0]["hand"][0]: [1]}
     refused(Khiva.from_view, v, "sees card")
+
+
+def test_a_full_state_keeps_what_every_seat_learned():
+    g = played(3, 7, 9)                       # after a reveal: gifts are known to their givers
+    views = [g.to_json(view=o) for o in range(3)]
+    assert any(v["card_whereabouts"] for v in views)
+    again = Khiva.from_json(g.to_json())
+    assert [again.to_json(view=o) for o in range(3)] == views
+
+
+def test_whereabouts_of_a_card_the_seat_holds_are_refused():
+    d = Khiva(3, 2).to_json()
+    d["whereabouts_by_seat"][1] = {d["player_state"][1]["hand"][0]: [0]}
+    refused(Khiva.from_json, d, "whereabouts_by_seat[1]", "sees card")
+    d = Khiva(3, 2).to_json()
+    d["whereabouts_by_seat"][1] = {d["player_state"][0]["hand"][0]: [1]}
+    refused(Khiva.from_json, d, "whereabouts_by_seat[1]", "no hidden place of seat 1")

@@ -279,8 +279,7 @@ def test_view_round_trips_through_position(engine, game, at_least):
 
 
 @pytest.mark.parametrize("game", [
-    pytest.param("khiva", marks=pytest.mark.xfail(reason="the full state has no "
-                 "card_whereabouts: from_json forgets what each seat learned (loaders)")),
+    "khiva",
     "khan",
     pytest.param("kilim", marks=pytest.mark.xfail(reason="the full state does not carry what "
                  "each seat learned: from_json forgets it (loaders)")),

@@ -228,6 +228,7 @@ class Khiva(KhivaCore):
             out["aside_down"] = cards_list(f["aside_down"])
             out["teapot_pile"] = f["teapots"][:f["n_teapots"]]
             out["carpet_pile"] = [carpet_text(c) for c in f["carpets"][:f["n_carpets"]]]
+            out["whereabouts_by_seat"] = [self.whereabouts(f, o) for o in range(n)]
             return out
         del out["seed"]                            # the deal seed would give away every card
         out["view"] = view
@@ -264,8 +265,9 @@ class Khiva(KhivaCore):
     def _build(cls, d: Dict[str, Any]) -> "Khiva":
         """The state of a schema-valid full-state dict, checked to be a position of Khiva."""
         n = d["players"]
-        if len(d["player_state"]) != n:
-            fail(("player_state",), f"expected {n} items, got {len(d['player_state'])}")
+        for key in ("player_state", "whereabouts_by_seat"):
+            if len(d[key]) != n:
+                fail((key,), f"expected {n} items (one per seat), got {len(d[key])}")
         st = cls(n, d.get("seed", 0))
         fields = st._fields()
         cls._write_fields(fields, d)
@@ -323,9 +325,16 @@ class Khiva(KhivaCore):
         elif "pending" in d:
             fail(("pending",), f"there is no pending activation in phase {d['phase']}")
         f["n_log"] = 0
-        # Knowledge is not part of a full state: every seat knows only its own cards.
+        # What each seat learned about the cards it cannot see (anything not listed: anywhere).
         f["where"] = [[all_places(n, o)] * core.N_CARDS for o in range(n)] + \
             [[0] * core.N_CARDS] * (5 - n)
+        public = f["discard"] | f["aside_up"]
+        for o, known in enumerate(d["whereabouts_by_seat"]):
+            own = f["hand"][o] | f["sel_play"][o] | f["sel_give"][o]
+            for card, places in allowed_places(n, o, own | public, known,
+                                               ("whereabouts_by_seat", o)).items():
+                f["where"][o][parse_card(card)] = sum(
+                    1 << (core.ASIDE_LOC if q == "aside" else q) for q in places)
 
     def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
         """Every field given must be what the loaded position writes back: catches derived
@@ -347,16 +356,13 @@ class Khiva(KhivaCore):
         st = cls._build(d)
         st._adopt_view(v)
         st.check_invariants()
-        st._check_round_trip(without_blank_whereabouts(v), v["view"])
+        st._check_round_trip(v, v["view"])
         return st
 
     def _adopt_view(self, v: Dict[str, Any]) -> None:
-        """Seat o's knowledge and information hashes as the view gives them (no history)."""
+        """Information hashes of seat o as the view gives them (no history)."""
         f = self._fields()
         n, o = f["n"], v["view"]
-        for card, places in v["card_whereabouts"].items():
-            f["where"][o][parse_card(card)] = sum(
-                1 << (core.ASIDE_LOC if q == "aside" else q) for q in places)
         public = stable_hash({k: x for k, x in v.items() if k not in ("card_whereabouts", "view")})
         mine = v["player_state"][o]
         private = stable_hash([{k: mine[k] for k in ("hand", "chosen_play", "chosen_give")},
@@ -490,18 +496,33 @@ def canonical(d: Dict[str, Any]) -> Dict[str, Any]:
                 ps[key] = by_carpet(ps[key])
     if isinstance(out.get("teapot_pile_contents"), list):
         out["teapot_pile_contents"] = sorted(out["teapot_pile_contents"])
-    for card, places in out.get("card_whereabouts", {}).items():
-        out["card_whereabouts"][card] = sorted(places, key=lambda q: (q == "aside", str(q)))
+    n = out.get("players")
+    if "card_whereabouts" in out:
+        out["card_whereabouts"] = canonical_whereabouts(out["card_whereabouts"], n, out["view"])
+    if "whereabouts_by_seat" in out:
+        out["whereabouts_by_seat"] = [canonical_whereabouts(w, n, o)
+                                      for o, w in enumerate(out["whereabouts_by_seat"])]
     return out
 
 
-def without_blank_whereabouts(v: Dict[str, Any]) -> Dict[str, Any]:
-    """`v` without the whereabouts that tell nothing (every hidden place): to_json leaves them out."""
-    n, o = v["players"], v["view"]
-    blank = set(q for q in range(n) if q != o) | {"aside"}
-    out = dict(v)
-    out["card_whereabouts"] = {c: q for c, q in v["card_whereabouts"].items() if set(q) != blank}
-    return out
+def canonical_whereabouts(known: Dict[str, list], n: int, o: int) -> Dict[str, list]:
+    """Seat o's whereabouts as to_json writes them: places seats first, and without the cards
+    that may be anywhere hidden (they tell nothing, and to_json leaves them out)."""
+    blank = {q for q in range(n) if q != o} | {"aside"}
+    return {card: sorted(places, key=lambda q: (q == "aside", str(q)))
+            for card, places in known.items() if set(places) != blank}
+
+
+def allowed_places(n: int, o: int, seen: int, known: Dict[str, list],
+                   path: tuple) -> Dict[str, list]:
+    """Seat o's whereabouts, checked: only cards o cannot see, only places hidden from o."""
+    for card, places in known.items():
+        if seen >> parse_card(card) & 1:
+            fail(path + (card,), f"seat {o} sees card {card}: it has no whereabouts")
+        for q in places:
+            if q == o or (q != "aside" and q >= n):
+                fail(path + (card,), f"{q!r} is no hidden place of seat {o} in a {n}-player game")
+    return known
 
 
 def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
@@ -539,17 +560,8 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
             held = shape["hand"] if phase == core.PH_CHOOSE else shape["hand"] - k
             capacity[p] = held
     hidden_places = [p for p in range(n) if p != o] + ["aside"]
-    allowed = {}
-    for c in unknown:
-        allowed[c] = hidden_places
-    for card, places in v["card_whereabouts"].items():
-        path = ("card_whereabouts", card)
-        if card not in allowed:
-            fail(path, f"seat {o} sees card {card}: it has no whereabouts")
-        for q in places:
-            if q == o or (q != "aside" and q >= n):
-                fail(path, f"{q!r} is no hidden place of seat {o} in a {n}-player game")
-        allowed[card] = places
+    allowed = {c: hidden_places for c in unknown}
+    allowed.update(allowed_places(n, o, seen, v["card_whereabouts"], ("card_whereabouts",)))
     if sum(capacity.values()) != len(unknown):
         fail(("turn",), f"turn {v['turn']} and phase {v['phase']} leave {sum(capacity.values())} "
              f"cards hidden from seat {o}, but {len(unknown)} are unseen", IllegalPositionError)
@@ -557,6 +569,7 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     d = copy.deepcopy(v)
     for key in ("view", "card_whereabouts", "teapot_pile_contents"):
         del d[key]
+    d["whereabouts_by_seat"] = [v["card_whereabouts"] if p == o else {} for p in range(n)]
     for p, ps in enumerate(d["player_state"]):
         if p == o:
             continue
