@@ -27,7 +27,8 @@ def main() -> int:
           f"markers) in {rep.chunks} chunks, {rep.seconds:.1f} s")
     print("generated:  " + ", ".join(f"{k} {n}" for k, n in rep.kinds.most_common()))
     print("commands:   " + ", ".join(f"{k} {n}" for k, n in rep.commands.most_common()))
-    print(f"searches:   {rep.gos} go -> {rep.bestmoves} bestmove (the rest were errors), "
+    print(f"searches:   {rep.gos} go -> {rep.bestmoves} bestmove (after an error: "
+          f"`bestmove (none)`), "
           f"{rep.hints} hintok; `stop` sent by the fuzzer after a second: {rep.stops_sent}")
     print(f"views:      {rep.views_printed} JSON lines printed by `view`")
     print(f"errors:     {sum(rep.errors.values()):,} error lines; most common reasons:")

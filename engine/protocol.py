@@ -1,19 +1,22 @@
 """`caravan uci`: a line-based stdin/stdout protocol modelled on UCI (see docs/protocol.md).
 
-A reader thread numbers the input lines as they arrive and acts on `isready`, `stop` and
-`quit` at once; the main thread runs the other commands in order; a search runs in a worker
-thread in short chunks. `stop` stops every search asked for on an earlier line, running or
-still queued. Every error, expected or not, is one line `info string error <reason>`,
-changes nothing, and the engine goes on. End of input ends it cleanly.
+A reader thread numbers the input lines as they arrive and acts on `stop` and `quit` at
+once; the main thread runs the other commands in order (so `isready` is answered once every
+earlier command has been processed); a search runs in a worker thread in short chunks.
+`stop` stops every search asked for on an earlier line, running or still queued. Every
+error, expected or not, is one line `info string error <reason>`, changes nothing, and the
+engine goes on; a `go` or `hint` that fails still ends its answer (`bestmove (none)`,
+`hintok`). End of input ends it cleanly.
 """
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, TextIO
+from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
@@ -28,6 +31,12 @@ MAX_JSON_DEPTH = 32           # deeper JSON is refused (a view nests 4 levels)
 MAX_REASON = 500              # error reasons are cut to this many characters
 MAX_ITERATIONS = 1_000_000_000
 MAX_MOVETIME_MS = 86_400_000
+MAX_HINT_MOVES = 4096
+# Root-parallel workers: beyond a few per core they only time-share the cores (and each is
+# a Ray process of its own), so the cap is 4 per core of this machine.
+MAX_WORKERS = max(1, 4 * (os.cpu_count() or 1))
+# The line that ends the answer of a command that searches, also when it fails.
+ANSWER_END = {"go": "bestmove (none)", "hint": "hintok"}
 
 
 class ProtocolError(Exception):
@@ -77,7 +86,7 @@ class Option:
 
 
 OPTIONS: List[Option] = [
-    Option("Workers", "spin", 1, 1, 1024),
+    Option("Workers", "spin", 1, 1, MAX_WORKERS),
     Option("Iterations", "spin", 1000, 1, MAX_ITERATIONS),
     Option("MoveTime", "spin", 0, 0, MAX_MOVETIME_MS),
     Option("Seed", "spin", 0, 0, 2**63 - 1),
@@ -85,7 +94,7 @@ OPTIONS: List[Option] = [
     Option("ScoreWeight", "string", DEFAULT_SCORE_WEIGHT, 0.0, 1.0),
     Option("KeyMode", "combo", "so", choices=("so", "mo")),
     Option("MaxNodes", "spin", DEFAULT_MAX_NODES, 1, 50_000_000),
-    Option("HintMoves", "spin", 5, 1, 4096),
+    Option("HintMoves", "spin", 5, 1, MAX_HINT_MOVES),
 ]
 
 
@@ -119,6 +128,35 @@ def parse_json_object(raw: str) -> dict:
         level = [v for x in level if isinstance(x, (dict, list))
                  for v in (x.values() if isinstance(x, dict) else x)]
     return obj
+
+
+def parse_go_limits(args: List[str]) -> Tuple[int, int, bool]:
+    """(iterations, movetime in ms, infinite) of `go [iterations <n>] [movetime <ms>]
+    [infinite]` (0: the limit is not given); ProtocolError when malformed or out of range."""
+    iterations, movetime, infinite = 0, 0, False
+    i = 0
+    while i < len(args):
+        key = args[i]
+        if key == "infinite":
+            infinite = True
+            i += 1
+            continue
+        if key not in ("iterations", "movetime") or i + 1 >= len(args):
+            raise ProtocolError(f"unexpected {key[:40]!r}: go [iterations <n>] "
+                                "[movetime <ms>] [infinite]")
+        try:
+            value = int(args[i + 1])
+        except ValueError:
+            raise ProtocolError(f"{key} takes an integer") from None
+        limit = MAX_ITERATIONS if key == "iterations" else MAX_MOVETIME_MS
+        if not 1 <= value <= limit:
+            raise ProtocolError(f"{key} must be between 1 and {limit}")
+        if key == "iterations":
+            iterations = value
+        else:
+            movetime = value
+        i += 2
+    return iterations, movetime, infinite
 
 
 class Engine:
@@ -156,8 +194,13 @@ class Engine:
             except (OSError, ValueError):           # the front end is gone: nothing to tell
                 pass
 
-    def error(self, reason: str) -> None:
-        self.send("info string error " + " ".join(reason.split())[:MAX_REASON])
+    def error(self, reason: str, command: str = "") -> None:
+        """Report an error as one line; for a `go` or `hint`, also the line that ends its
+        answer, so a client waiting for `bestmove` / `hintok` never hangs."""
+        lines = ["info string error " + " ".join(reason.split())[:MAX_REASON]]
+        if command in ANSWER_END:
+            lines.append(ANSWER_END[command])
+        self.send(*lines)
 
     # ------------------------------------------------------------------ stopping
     def request_stop(self, line_no: int = 0, end_of_input: bool = False) -> None:
@@ -183,28 +226,33 @@ class Engine:
         session should end.
 
         A command that needs the engine idle waits for a running search to finish first
-        (isready, stop, quit and uci never wait), so piped commands run in order. No
-        exception escapes: each becomes one `info string error` line.
+        (isready, stop, quit and uci never wait), so piped commands and their answers, errors
+        included, come in order. No exception escapes: each becomes one `info string error`
+        line (followed by `bestmove (none)` or `hintok` for a `go` or `hint`).
         """
         self.line_no = self.line_no + 1 if line_no is None else line_no
+        words = line.split(None, 1)
+        cmd = words[0] if words else ""
         try:
-            if len(line) > MAX_LINE:
-                raise ProtocolError(f"line too long (more than {MAX_LINE} characters)")
-            words = line.split()
-            if not words:
-                return True
-            cmd, args = words[0], words[1:]
-            handler = self.COMMANDS.get(cmd)
-            if handler is None:
-                raise ProtocolError(f"unknown command {cmd[:40]!r}")
-            if cmd not in self.WHILE_SEARCHING:
+            if cmd in self.COMMANDS and cmd not in self.WHILE_SEARCHING:
                 self.wait()
-            return handler(self, args, line) is not False
+            return self.dispatch(cmd, line) is not False
         except (ProtocolError, ValueError) as e:
-            self.error(str(e))
+            self.error(str(e), cmd)
         except Exception as e:  # a bug must not end the session
-            self.error(f"internal error: {type(e).__name__}: {e}")
+            self.error(f"internal error: {type(e).__name__}: {e}", cmd)
         return True
+
+    def dispatch(self, cmd: str, line: str) -> object:
+        """Run the command of one input line; False ends the session."""
+        if len(line) > MAX_LINE:
+            raise ProtocolError(f"line too long (more than {MAX_LINE} characters)")
+        if not cmd:
+            return True
+        handler = self.COMMANDS.get(cmd)
+        if handler is None:
+            raise ProtocolError(f"unknown command {cmd[:40]!r}")
+        return handler(self, line.split()[1:], line)
 
     def is_searching(self) -> bool:
         return self.searching is not None and self.searching.is_alive()
@@ -331,36 +379,26 @@ class Engine:
         obj = st.to_json() if seat is None else st.to_json(view=seat)
         self.send(json.dumps(obj, separators=(",", ":")))
 
-    def budget(self, args: List[str]):
-        iterations, movetime, infinite = 0, 0, False
-        i = 0
-        while i < len(args):
-            key = args[i]
-            if key == "infinite":
-                infinite = True
-                i += 1
-                continue
-            if key not in ("iterations", "movetime") or i + 1 >= len(args):
-                raise ProtocolError(f"unexpected {key[:40]!r}: go [iterations <n>] "
-                                    "[movetime <ms>] [infinite]")
-            try:
-                value = int(args[i + 1])
-            except ValueError:
-                raise ProtocolError(f"{key} takes an integer") from None
-            limit = MAX_ITERATIONS if key == "iterations" else MAX_MOVETIME_MS
-            if not 1 <= value <= limit:
-                raise ProtocolError(f"{key} must be between 1 and {limit}")
-            if key == "iterations":
-                iterations = value
-            else:
-                movetime = value
-            i += 2
+    def budget(self, args: List[str]) -> Tuple[int, float]:
+        """(iterations, seconds) of a search (0: no such limit; both 0: until stopped).
+
+        `go infinite` has no budget whatever else it says; go's own `iterations` and
+        `movetime` replace the options; without them the options decide (option_budget).
+        """
+        iterations, movetime, infinite = parse_go_limits(args)
         if infinite:
             return 0, 0.0
-        if not iterations and not movetime:
-            iterations = int(self.options["iterations"])
-            movetime = int(self.options["movetime"])
-        return iterations, movetime / 1000.0
+        if iterations or movetime:
+            return iterations, movetime / 1000.0
+        return self.option_budget()
+
+    def option_budget(self) -> Tuple[int, float]:
+        """The budget of a `go` without limits and of `hint`: `MoveTime` when it is above 0
+        (a time budget alone), else `Iterations`."""
+        movetime = int(self.options["movetime"])
+        if movetime:
+            return 0, movetime / 1000.0
+        return int(self.options["iterations"]), 0.0
 
     def cmd_go(self, args, line):
         st = self.need_position()
@@ -369,9 +407,9 @@ class Engine:
             self.send("info string gameover",
                       "info string scores " + " ".join(str(x) for x in st.scores()),
                       "info string ranking " + " ".join(str(x) for x in st.ranking()),
-                      "bestmove (none)")
+                      ANSWER_END["go"])
             return
-        self.start_search(st, iterations, seconds, self.finish_go, "bestmove (none)")
+        self.start_search(st, iterations, seconds, self.finish_go, ANSWER_END["go"])
 
     def cmd_hint(self, args, line):
         st = self.need_position()
@@ -381,13 +419,13 @@ class Engine:
                 k = int(args[0])
             except ValueError:
                 raise ProtocolError("usage: hint [<k>]") from None
-            if not 1 <= k <= 4096:
-                raise ProtocolError("k must be between 1 and 4096")
+            if not 1 <= k <= MAX_HINT_MOVES:
+                raise ProtocolError(f"k must be between 1 and {MAX_HINT_MOVES}")
         if st.is_terminal():
             raise ProtocolError("the game is over: no hint")
-        iterations, seconds = self.budget([])
+        iterations, seconds = self.option_budget()
         self.start_search(st, iterations, seconds, lambda r, s: self.finish_hint(r, s, k),
-                          "hintok")
+                          ANSWER_END["hint"])
 
     def cmd_stop(self, args, line):
         self.request_stop(self.line_no)
@@ -447,25 +485,20 @@ class Engine:
         return result
 
     def report(self, tree, elapsed: float) -> None:
-        ips = int(tree.iterations / elapsed) if elapsed > 0 else 0
-        self.send(f"info iterations {tree.iterations} nodes {tree.n_nodes} "
-                  f"time {int(elapsed * 1000)} ips {ips}")
-
-    def summary_lines(self, result, state, k: int, word: str) -> List[str]:
-        lines = [f"info iterations {result.iterations} nodes {result.nodes} "
-                 f"time {int(result.seconds * 1000)} ips {int(result.iterations_per_second)}"]
-        for rank, s in enumerate(result.stats[:k], 1):
-            lines.append(f"{word} rank {rank} move {s.text} visits {s.visits} "
-                         f"mean {s.mean_reward:.4f} winprob {s.win_probability:.4f} "
-                         f"score {s.expected_score:.2f}")
-        return lines
+        """The progress line, about once a second during a search."""
+        self.send(search_info_line(tree.iterations, tree.n_nodes, elapsed))
 
     def finish_go(self, result, state) -> None:
-        self.send(*self.summary_lines(result, state, len(result.stats), "info"),
+        self.send(search_info_line(result.iterations, result.nodes, result.seconds),
+                  *[f"info multipv {rank} string {candidate_fields(rank, s)}"
+                    for rank, s in enumerate(result.stats, 1)],
                   f"bestmove {result.text}")
 
     def finish_hint(self, result, state, k: int) -> None:
-        self.send(*self.summary_lines(result, state, k, "hint"), "hintok")
+        self.send(search_info_line(result.iterations, result.nodes, result.seconds),
+                  *[f"hint {candidate_fields(rank, s)}"
+                    for rank, s in enumerate(result.stats[:k], 1)],
+                  ANSWER_END["hint"])
 
     COMMANDS: Dict[str, Callable] = {
         "uci": cmd_uci, "isready": cmd_isready, "setoption": cmd_setoption,
@@ -474,6 +507,25 @@ class Engine:
         "view": cmd_view, "quit": cmd_quit,
     }
     WHILE_SEARCHING = {"isready", "stop", "quit", "uci"}
+
+
+def search_info_line(iterations: int, nodes: int, seconds: float) -> str:
+    """`info iterations <n> nodes <n> time <ms> nps <n> ips <n>`: a search's progress or
+    summary. `nodes`, `time` and `nps` are UCI's keys (nodes: the tree's decision nodes;
+    nps: nodes per second); `iterations` and `ips` (iterations per second) are Caravan's."""
+    return (f"info iterations {iterations} nodes {nodes} time {int(seconds * 1000)} "
+            f"nps {per_second(nodes, seconds)} ips {per_second(iterations, seconds)}")
+
+
+def per_second(count: int, seconds: float) -> int:
+    return int(count / seconds) if seconds > 0 else 0
+
+
+def candidate_fields(rank: int, stat) -> str:
+    """`rank <k> move <move> visits <n> mean <r> winprob <p> points <s>`: one candidate move
+    of a search (ranked by visits), the text after `info multipv <k> string ` and `hint `."""
+    return (f"rank {rank} move {stat.text} visits {stat.visits} mean {stat.mean_reward:.4f} "
+            f"winprob {stat.win_probability:.4f} points {stat.expected_score:.2f}")
 
 
 def read_line(inp: TextIO) -> Optional[str]:
@@ -493,12 +545,12 @@ def read_line(inp: TextIO) -> Optional[str]:
 def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     """Run a protocol session until `quit` or the end of input.
 
-    A reader thread numbers the lines as they come and acts on three at once: `isready` is
-    answered, `stop` stops every search asked for before it (running or queued), `quit`
-    does the same and ends the input. Every other line is queued for the main thread, which
-    runs them in order. At the end of input (or after `quit`) the queued commands still run,
-    searches without a budget are stopped, and the engine exits once the last search has
-    answered.
+    A reader thread numbers the lines as they come and acts on two at once: `stop` stops
+    every search asked for before it (running or queued), `quit` does the same and ends the
+    input. Every other line, `isready` included, is queued for the main thread, which runs
+    them in order (`isready` does not wait for a running search). At the end of input (or
+    after `quit`) the queued commands still run, searches without a budget are stopped,
+    and the engine exits once the last search has answered.
     """
     engine = Engine(out)
     lines: "queue.Queue[Optional[tuple]]" = queue.Queue()
@@ -513,9 +565,7 @@ def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
                 number += 1
                 words = line.split(None, 1)
                 cmd = words[0] if words else ""
-                if cmd == "isready":
-                    engine.send("readyok")
-                elif cmd in ("stop", "quit"):
+                if cmd in ("stop", "quit"):
                     engine.request_stop(number)
                     if cmd == "quit":
                         break

@@ -81,9 +81,12 @@ import json as _json
 import random as _random
 import re as _re
 
-INFO = _re.compile(r"^info iterations \d+ nodes \d+ time \d+ ips \d+$")
-CANDIDATE = _re.compile(r"^(info|hint) rank (\d+) move (\S+) visits (\d+) mean (\d\.\d{4}) "
-                        r"winprob (\d\.\d{4}) score (-?\d+\.\d{2})$")
+# the documented lines (docs/protocol.md, "go"): a search's summary, a candidate of `go`
+# (`info multipv <k> string ...`) or of `hint` (`hint ...`)
+INFO = _re.compile(r"^info iterations \d+ nodes \d+ time \d+ nps \d+ ips \d+$")
+CANDIDATE = _re.compile(r"^(?:info multipv (?P<multipv>\d+) string|hint) rank (?P<rank>\d+) "
+                        r"move (?P<move>\S+) visits (?P<visits>\d+) mean (?P<mean>\d\.\d{4}) "
+                        r"winprob (?P<winprob>\d\.\d{4}) points (?P<points>-?\d+\.\d{2})$")
 
 
 def check_search_answer(lines: List[str], legal: List[str]) -> str:
@@ -92,13 +95,14 @@ def check_search_answer(lines: List[str], legal: List[str]) -> str:
     best = lines[-1].split()[1]
     summary = [l for l in lines if l.startswith("info iterations")]
     assert summary and all(INFO.match(l) for l in summary)
-    cands = [CANDIDATE.match(l) for l in lines if l.startswith("info rank")]
-    assert all(cands), lines
-    assert [int(m.group(2)) for m in cands] == list(range(1, len(cands) + 1))
-    visits = [int(m.group(4)) for m in cands]
+    cands = [CANDIDATE.match(l) for l in lines if l.startswith("info multipv")]
+    assert cands and all(cands), lines
+    ranks = list(range(1, len(cands) + 1))
+    assert [int(m["rank"]) for m in cands] == [int(m["multipv"]) for m in cands] == ranks
+    visits = [int(m["visits"]) for m in cands]
     assert visits == sorted(visits, reverse=True)
-    assert {m.group(3) for m in cands} <= set(legal)
-    assert best == cands[0].group(3) and best in legal
+    assert {m["move"] for m in cands} <= set(legal)
+    assert best == cands[0]["move"] and best in legal
     return best
 
 
@@ -164,7 +168,7 @@ def check_view_and_seed_forms_search_alike(engine: Client, game: str, players: i
         m = rng.choice(g.legal_moves())
         moves.append(g.move_to_text(m))
         g.apply(m)
-    strip = lambda lines: [_re.sub(r" time \d+ ips \d+", "", l) for l in lines]
+    strip = lambda lines: [_re.sub(r" time \d+ nps \d+ ips \d+", "", l) for l in lines]
     engine.send("setoption name Seed value 9")
     for mode in modes:
         engine.send(f"setoption name KeyMode value {mode}")

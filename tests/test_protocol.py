@@ -6,8 +6,9 @@ import time
 import pytest
 
 from engine.registry import new_game
-from protocol_client import (CANDIDATE, INFO, Client, check_view_and_seed_forms_search_alike,
-                             play_from_the_seed_form, play_from_views)
+from protocol_client import (CANDIDATE, INFO, Client, check_game_over_answer,
+                             check_view_and_seed_forms_search_alike, play_from_the_seed_form,
+                             play_from_views)
 
 def test_handshake_lists_options_and_games(engine):
     lines = engine.ask("uci", "uciok")
@@ -78,37 +79,70 @@ def test_a_view_never_holds_a_card_its_seat_cannot_see():
         assert "seed" not in view and "teapot_pile" not in view and "carpet_pile" not in view
 
 
-def test_stop_after_go_infinite_answers_promptly(engine):
+def test_stop_after_go_infinite_answers_with_a_move(engine):
     engine.send("position khiva players 3 seed 1")
     engine.send("go infinite")
-    time.sleep(0.5)
-    t0 = time.monotonic()
-    engine.send("isready")
-    assert engine.until("readyok", timeout=5)[-1] == "readyok"
-    assert time.monotonic() - t0 < 1.0
-    t0 = time.monotonic()
-    lines = engine.ask("stop", "bestmove", timeout=5)
-    assert time.monotonic() - t0 < 1.0
+    assert engine.ask("isready", "readyok", timeout=60)[-1] == "readyok"  # while it searches
+    lines = engine.ask("stop", "bestmove", timeout=60)
     assert lines[-1].startswith("bestmove ") and lines[-1] != "bestmove (none)"
 
 
 def test_isready_is_answered_during_a_long_search(engine):
+    """A search in progress counts as processed once started: `readyok` comes while it runs
+    (before its `bestmove`, which only `stop` brings)."""
     engine.send("position khiva players 3 seed 1")
-    engine.send("go iterations 100000000")
-    time.sleep(0.3)
+    engine.send("go iterations 1000000000")
     for _ in range(5):
-        t0 = time.monotonic()
-        assert engine.ask("isready", "readyok", timeout=5)[-1] == "readyok"
-        assert time.monotonic() - t0 < 0.5
-    engine.ask("stop", "bestmove", timeout=5)
+        lines = engine.ask("isready", "readyok", timeout=60)
+        assert not any(l.startswith("bestmove") for l in lines), lines
+    assert engine.ask("stop", "bestmove", timeout=60)[-1].startswith("bestmove play-")
+
+
+def test_isready_comes_after_every_earlier_answer_errors_included(engine):
+    """Sent in one write: every answer of the earlier commands, errors and the whole `uci`
+    block included, is written before `readyok`."""
+    script = ["uci", "position khiva players 3 seed 7", "setoption name Nope value 1",
+              "position chess", "go depth 3", "hint 0", "legal", "d", "isready"]
+    engine.send("\n".join(script))
+    out = engine.until("readyok", timeout=60)
+    uci_end = out.index("uciok")
+    assert out[0].startswith("id name") and uci_end < out.index("readyok")
+    kinds = [l.split()[0] if "error" not in l else "error" for l in out[uci_end + 1:]]
+    assert kinds[:7] == ["error", "error", "error", "bestmove", "error", "hintok", "legal"]
+    assert kinds[-2:] == ["dok", "readyok"]
+
+
+def test_isready_waits_for_a_command_queued_behind_a_search(engine):
+    """`d` waits for the running search, and `isready` waits for `d`: after `stop`, the
+    answers come in the order asked."""
+    engine.send("position khiva players 3 seed 7")
+    engine.send("go iterations 1000000000")
+    engine.send("d")
+    engine.send("isready")
+    assert engine.no_output(0.5)                 # the search runs; nothing is answered yet
+    engine.send("stop")
+    out = engine.until("readyok", timeout=60)
+    answers = [l for l in out if l.startswith(("bestmove", "dok", "readyok"))]
+    assert [a.split()[0] for a in answers] == ["bestmove", "dok", "readyok"]
 
 
 def test_hint_lists_the_best_moves(engine):
     engine.send("position khiva players 3 seed 2")
     lines = engine.ask("hint 3", "hintok")
-    hints = [CANDIDATE.match(l) for l in lines if l.startswith("hint rank")]
+    hints = [CANDIDATE.match(l) for l in lines if l.startswith("hint ")]
     assert len(hints) == 3 and all(hints)
-    assert INFO.match(lines[0])
+    assert [int(h["rank"]) for h in hints] == [1, 2, 3]
+    assert INFO.match(lines[0]) and lines[-1] == "hintok"
+
+
+def test_hint_lines_are_the_best_candidates_of_the_same_search(engine):
+    """`hint k` prints the first k candidates `go` prints for the same search, each after
+    `hint ` instead of `info multipv <k> string `."""
+    engine.send("position khiva players 3 seed 2")
+    engine.send("setoption name Iterations value 400")
+    hints = [l for l in engine.ask("hint 4", "hintok") if l.startswith("hint ")]
+    cands = [l for l in engine.ask("go", "bestmove") if l.startswith("info multipv")]
+    assert [h[len("hint "):] for h in hints] == [c.split(" ", 4)[4] for c in cands[:4]]
 
 
 @pytest.mark.parametrize("bad", [
@@ -117,7 +151,7 @@ def test_hint_lists_the_best_moves(engine):
     'position khiva view {"game": "khiva", "view": 0}', "position khiva view [1, 2]",
     "go iterations -5", "go iterations x", "go depth 3", "setoption name Nope value 1",
     "setoption name Iterations value 0", "setoption name KeyMode value zz", "hint 0",
-    "setoption name Workers value 0", "position", "setoption",
+    "setoption name Workers value 0", "position", "setoption", "go infinite x",
     "setoption name ScoreWeight value 1.5", "setoption name ScoreWeight value most",
     "setoption name ScoreWeight value auto",
     "setoption name C value -1",
@@ -130,12 +164,14 @@ def test_hint_lists_the_best_moves(engine):
     "view -1", "position khiva view {}",
 ])
 def test_errors_are_one_line_and_change_nothing(engine, bad):
+    """One error line; a `go` or `hint` then ends its answer as every search does."""
     engine.send("position khiva players 3 seed 4 moves play-B1-give-B4")
     before = engine.ask("d", "dok")
     lines = engine.ask(bad, "info string error")
     assert len(lines) == 1
+    end = {"go": "bestmove (none)", "hint": "hintok"}.get(bad.split()[0])
+    assert engine.ask("isready", "readyok") == ([end] if end else []) + ["readyok"]
     assert engine.ask("d", "dok") == before
-    assert engine.ask("isready", "readyok") == ["readyok"]
 
 
 def test_impossible_view_is_refused(engine):
@@ -150,8 +186,64 @@ def test_impossible_view_is_refused(engine):
     assert engine.read().startswith("info string error")
 
 
-def test_go_without_a_position_is_an_error(engine):
-    assert engine.ask("go", "info string error")[-1].startswith("info string error")
+@pytest.mark.parametrize("setup, command, answer", [
+    ([], "go", ["info string error no position: send position first", "bestmove (none)"]),
+    ([], "hint", ["info string error no position: send position first", "hintok"]),
+    (["position khiva players 3 seed 4"], "go movetime 0",
+     ["info string error movetime must be between 1 and 86400000", "bestmove (none)"]),
+    (["position khiva players 3 seed 4"], "go iterations",
+     ["info string error unexpected 'iterations': go [iterations <n>] [movetime <ms>] "
+      "[infinite]", "bestmove (none)"]),
+    (["position khiva players 3 seed 4"], "hint x",
+     ["info string error usage: hint [<k>]", "hintok"]),
+    (["position khiva players 3 seed 4", "ucinewgame"], "go infinite",
+     ["info string error no position: send position first", "bestmove (none)"]),
+])
+def test_a_search_that_cannot_start_answers_its_error_then_ends_at_once(engine, setup,
+                                                                       command, answer):
+    """A client waiting for `bestmove` (or `hintok`) never hangs."""
+    for line in setup:
+        engine.send(line)
+    assert engine.ask(command, answer[-1].split()[0], timeout=60) == answer
+
+
+def test_go_and_hint_on_a_finished_game(engine):
+    """`go` answers the documented gameover lines and `bestmove (none)`; `hint` an error and
+    `hintok`."""
+    g = new_game("khiva", 2, 3)
+    rng = random.Random(3)
+    while not g.is_terminal():
+        g.apply(rng.choice(g.legal_moves()))
+    engine.send("position khiva view " + json.dumps(g.to_json()))
+    check_game_over_answer(engine.ask("go", "bestmove", timeout=60), g)
+    assert engine.ask("hint", "hintok", timeout=60) == \
+        ["info string error the game is over: no hint", "hintok"]
+
+
+def search_iterations(lines):
+    """The iterations of a search's summary line (the last `info iterations` line)."""
+    return int([l for l in lines if l.startswith("info iterations")][-1].split()[2])
+
+
+def test_the_movetime_option_alone_is_a_time_budget(engine):
+    """MoveTime above 0 replaces the Iterations option (even at its minimum, 1)."""
+    engine.send("position khiva players 3 seed 4")
+    engine.send("setoption name Iterations value 1")
+    assert search_iterations(engine.ask("go", "bestmove", timeout=60)) == 1
+    engine.send("setoption name MoveTime value 500")
+    lines = engine.ask("go", "bestmove", timeout=60)
+    summary = [l for l in lines if l.startswith("info iterations")][-1].split()
+    assert search_iterations(lines) > 1 and int(summary[summary.index("time") + 1]) >= 500
+    assert search_iterations(engine.ask("hint 1", "hintok", timeout=60)) > 1
+
+
+def test_gos_own_limits_replace_the_options(engine):
+    engine.send("position khiva players 3 seed 4")
+    engine.send("setoption name MoveTime value 100000")
+    engine.send("setoption name Iterations value 5")
+    assert search_iterations(engine.ask("go iterations 300", "bestmove", timeout=60)) == 300
+    engine.send("setoption name MoveTime value 0")
+    assert search_iterations(engine.ask("go", "bestmove", timeout=60)) == 5
 
 
 def test_stop_stops_every_search_asked_for_before_it(engine):

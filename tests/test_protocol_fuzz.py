@@ -12,8 +12,9 @@ engine to be idle (`stop` follows when searches still run after a second).
 
 Checked: the process never dies or stops answering (each chunk's `readyok` and end within
 30 s); an error is exactly one line `info string error <reason>`; every `go` answers exactly
-one `bestmove` (unless it was an error) and every `hint` one `hintok`; every `isready` one
-`readyok`; `view` prints a JSON object; no internal error outside the game loaders. A crash
+one `bestmove` and every `hint` one `hintok`, also after an error (`bestmove (none)`); every
+`isready` one `readyok`; `view` prints a JSON object; no internal error outside the game
+loaders. A crash
 or hang saves its input to /tmp/protocol-fuzz-findings/ and names the seed and the line.
 `Workers` above 1 (Ray) and `quit` are left out of the stream: tests/test_protocol*.py cover
 them.
@@ -38,7 +39,7 @@ from protocol_client import Client
 FINDINGS = Path("/tmp/protocol-fuzz-findings")
 ERROR = re.compile(r"^info string error \S")
 MARKER = re.compile(r"^info string error unknown command '@fz(\d+)\.(\d+)'$")
-ASYNC = ("readyok", "bestmove ", "hintok", "info iterations ", "info rank ", "hint rank ")
+ASYNC = ("readyok", "bestmove ", "hintok", "info iterations ", "info multipv ", "hint rank ")
 SETTLE = 1.0            # seconds a chunk may search before the fuzzer sends `stop`
 TIMEOUT = 30.0          # an engine that answers nothing for this long hangs
 OPTIONS = ["Workers", "Iterations", "MoveTime", "Seed", "C", "KeyMode", "ScoreWeight",
@@ -453,9 +454,9 @@ def check_chunk(out: List[str], lines: List[bytes], rep: Report, context: dict,
                     rep.failures.append(f"seed {rep.seed}: view printed {l[:100]!r}")
         if cmd == "isready":
             expect["readyok"] += 1
-        if not errors and cmd == "go":
+        if cmd == "go":                         # an error too ends with `bestmove (none)`
             expect["bestmove"] += 1
-        if not errors and cmd == "hint":
+        if cmd == "hint":                       # and with `hintok`
             expect["hintok"] += 1
         if not errors and cmd == "position":
             context["position"] = lines[i]
