@@ -83,22 +83,25 @@ cpdef enum:
     # first domino; a domino woven next to the Kilim (won, perfect, or moved by the Move
     # token) adds at most 2 (one of its cells touches a cell inside the box), a Rotate swing
     # at most 1 (the swung half goes next to the kept one), and a scrap, a removal or a lift
-    # nothing. A Kilim takes at most 48 placements of new dominoes (45 auctioned + 3 perfect)
-    # and 3 of each token use (one per day), so its span is at most 3 + 2 * (48 + 3 - 1) + 3
-    # = 106 (2 players: 30 + 3 dominoes, 76): rows and columns stay far inside the grid.
-    # engine/games/kilim.py checks a per-position form of this bound (the placements so far).
-    MOST_SPAN = 106
-    # The most legal moves a reachable position can have, by phase: a card 18, an offer 15,
-    # a scrap 5, a token 4; a placement: each free domino position touching the Kilim holds a
-    # free cell next to an occupied one, each occupied cell has at most 3 free neighbours (4
-    # for a scrap filling a hole) and each free cell is in at most 3 positions next to it, so
-    # with at most 47 dominoes and 5 scraps woven: 3 * (3 * 94 + 4 * 5) = 906 positions, two
-    # orders of halves: 1,812; a window: done, take and weave a perfect carpet, 5 scraps,
-    # 7 rotations, a removal and a move of each of 48 dominoes, 5 woven scraps removed or
-    # moved: 3 + 5 + 9 * 48 + 10 = 450; a scrap to place: every cell of the bounding box, at
-    # most (MOST_SPAN / 2) ** 2 = 53 * 53 = 2,809. The generators refuse a state that would
-    # exceed it (gen_moves returns no move) instead of writing past the buffer.
-    MOST_MOVES = 2809
+    # nothing. A seat wins at most the 45 auctioned dominoes, and every token it uses (a
+    # perfect carpet, a Move, a Rotate) comes from its own Artisan call, made in an auction
+    # someone else won: a domino it did not weave. So its span is at most 3 + 2 * (45 - 1) =
+    # 91 (2 players: 30 dominoes, 61), far inside the grid. engine/games/kilim.py checks a
+    # per-position form of this bound (the dominoes and token uses so far).
+    MOST_SPAN = 91
+    # The most legal moves a reachable position has: a scrap to place on a Kilim of 45
+    # dominoes woven as a staircase, 45 rows by 46 columns: the scrap may go on every cell of
+    # the bounding box (a pattern or a hole), and no box with rows + columns <= MOST_SPAN
+    # has more cells. Every other phase has fewer: a card 18, an offer 15, a scrap 5, a token
+    # 4; a placement: each free domino position touching the Kilim holds a free cell next to
+    # an occupied one, each occupied cell has at most 3 free neighbours (4 for a scrap filling
+    # a hole) and each free cell is in at most 3 positions next to it, so with at most 47
+    # dominoes and 5 scraps woven: 3 * (3 * 94 + 4 * 5) = 906 positions, two orders of halves:
+    # 1,812; a window: done, take and weave a perfect carpet, 5 scraps, 7 rotations, a removal
+    # and a move of each of 48 dominoes, 5 woven scraps removed or moved: 3 + 5 + 9 * 48 + 10
+    # = 450. The generators refuse a state that would exceed it (gen_moves returns no move)
+    # instead of writing past the buffer.
+    MOST_MOVES = 2070
 
 # by player count: torn carpets shuffled into groups 1, 2, 3 (the Python half reads it too)
 TORN_PER_GROUP_OF_PLAYERS = {2: (1, 1, 0), 3: (1, 1, 1), 4: (2, 1, 1), 5: (2, 2, 1)}

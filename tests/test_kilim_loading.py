@@ -299,24 +299,35 @@ def test_knowledge_that_excludes_where_a_scrap_is_is_refused():
 
 
 # ================================================================ the move bound
-def staircase(n):
-    """n horizontal dominoes, each one row down and one column right of the last: the widest
-    bounding box n dominoes make (n rows, n + 1 columns)."""
-    kinds = ["AA", "AB", "AC", "AD", "AE", "BB", "BC", "BD", "BE", "CC", "CD", "CE", "DD", "DE"]
-    return {"dominoes": [[i, i, "h", kinds[i % 14]] for i in range(n)]}
+def every_domino_in_one_kilim():
+    """The last window of a 3-player game: seat 0 won every auction and wove all 45 dominoes
+    as a staircase, each one row down and one column right of the last (45 rows, 46 columns:
+    the widest a Kilim gets), and holds scrap B from its search of the day."""
+    fresh = Kilim(3, 1).to_json()
+    dominoes = [fresh["on_table"]] + [t for pile in fresh["piles"] for t in pile]
+    d = copy.deepcopy(fresh)
+    d.update(day=2, phase="window", to_move=0, on_table=None, revealed=dominoes,
+             torn_seen=[1, 1, 1], piles=[[], [], []])
+    d["player_state"][0]["kilim"]["dominoes"] = [
+        [i, i, "h", t[1:] if len(t) == 3 else t] for i, t in enumerate(dominoes)]
+    # the last auction: seat 0 offered its last Gold card, seats 1 and 2 theirs, which cancel
+    for p, ps in enumerate(d["player_state"]):
+        ps["choice"] = "gold-1" if p == 0 else "gold-7"
+        ps["hand"] = ["spy", "artisan"] if p == 0 else ["spy", "scrap-bag", "artisan"]
+    d["scraps_on_board"].remove("B")
+    d["player_state"][0]["scraps_held"] = ["B"]
+    return Kilim.from_json(lean(d))
 
 
-def test_a_scrap_may_go_on_every_cell_of_the_bounding_box_and_the_bound_holds():
-    """The phase with the most moves: a scrap to place, on any cell of the bounding box. On
-    day 3 a seat may have woven the 28 regular dominoes of days 1 and 2 (3 players: 14 of each
-    group's 15 kinds, and a torn carpet each); as a staircase its box is 28 x 29 cells."""
-    kilim = staircase(28)
-    g = window(kilims={0: kilim}, scraps_held={0: ["B"]})
+def test_the_most_moves_a_position_has_is_a_scrap_for_the_widest_kilim():
+    """The bound is reached: a scrap may go on every cell of a 45 x 46 bounding box."""
+    g = every_domino_in_one_kilim()
+    assert g.kilim_size(0) == 90 and len(g.kilim_rows(0)) == 45
     play(g, "weave-scrap-B")
     assert g.phase == "scrap-at"
-    assert len(g.legal_moves()) == 28 * 29 <= core.MOST_MOVES
-    rows, cols = core.MOST_SPAN // 2, core.MOST_SPAN - core.MOST_SPAN // 2
-    assert rows * cols == core.MOST_MOVES <= 4096          # MAX_MOVES (cext/core.pxd)
+    assert len(g.legal_moves()) == 45 * 46 == core.MOST_MOVES
+    rows = core.MOST_SPAN // 2
+    assert rows * (core.MOST_SPAN - rows) == core.MOST_MOVES <= 4096    # MAX_MOVES, cext/core.pxd
 
 
 def test_sampled_positions_never_have_more_moves_than_the_bound():
