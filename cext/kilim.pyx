@@ -1356,7 +1356,7 @@ cdef class KilimCore(GameCore):
             if parts != NULL:
                 parts[0] = parts[1] = parts[2] = parts[3] = 0
             return 0
-        top = k.rmax
+        top = k.rmax if k.rmax < H else H - 1      # a Kilim never reaches H: stay in the grid
         if k.n_cells == (top - ORG + 1) * (k.cmax - ORG + 1):
             rect = PT_RECT
         for r in range(ORG, top + 1):
