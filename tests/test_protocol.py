@@ -1,7 +1,10 @@
 """`caravan uci` driven as a subprocess, checked against docs/protocol.md."""
 import json
+import os
 import random
+import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -410,3 +413,124 @@ def test_end_of_input_finishes_the_search_and_exits():
             break
     assert lines[-1].startswith("bestmove ")
     assert c.proc.wait(timeout=30) == 0
+
+
+# ---------------------------------------------------------------- docs/protocol.md against the engine
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
+
+
+def docs_section(heading: str) -> str:
+    """The text of docs/protocol.md under `heading` (a whole heading line) up to the next
+    heading of the same or a higher level."""
+    text = DOCS.read_text()
+    level = heading.split()[0]
+    body = text[text.index(heading + "\n") + len(heading) + 1:]
+    end = re.search(rf"^#{{1,{len(level)}}} ", body, re.M)
+    return body[:end.start()] if end else body
+
+
+def doc_number(text: str) -> int:
+    """An integer as the docs write it: 1000, 10^9, 5*10^7, 2^63-1 or 4×cores."""
+    expr = text.replace("×cores", f"*{os.cpu_count() or 1}").replace("^", "**")
+    assert re.fullmatch(r"[\d*+-]+", expr), text
+    return eval(expr)
+
+
+def announcement_in_docs(name: str, kind: str, default: str) -> str:
+    """The `option ...` line `uci` must print for a row of the docs' Options table."""
+    line = f"option name {name} type {kind.split()[0]} default {default}"
+    spin = re.fullmatch(r"spin (\S+)\.\.(\S+)", kind)
+    if spin:
+        return line + f" min {doc_number(spin[1])} max {doc_number(spin[2])}"
+    if kind.startswith("combo "):
+        return line + "".join(f" var {v}" for v in kind.split()[1:] if v != "/")
+    assert re.fullmatch(r"string \(number \S+\.\.\S+\)", kind), kind
+    return line
+
+
+def test_the_options_table_is_what_uci_announces(engine):
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \| ([^|]+) \|", docs_section("### Options"),
+                      re.M)
+    documented = [announcement_in_docs(n, k.strip(), d.strip()) for n, k, d in rows]
+    announced = [l for l in engine.ask("uci", "uciok") if l.startswith("option ")]
+    assert announced == documented
+
+
+def test_the_string_options_ranges_are_the_documented_ones():
+    from engine.protocol import OPTIONS
+
+    documented = dict(re.findall(r"^\| `(\w+)` \| string \(number (\S+)\) \|",
+                                 docs_section("### Options"), re.M))
+    actual = {o.name: f"{o.low:g}..{o.high:g}" for o in OPTIONS if o.kind == "string"}
+    assert documented == actual
+
+
+def test_workers_are_bounded_by_the_machine(engine):
+    cap = max(1, 4 * (os.cpu_count() or 1))
+    assert engine.ask(f"setoption name Workers value {cap + 1}", "info string error") == \
+        [f"info string error option Workers must be in 1..{cap}"]
+
+
+def documented_session() -> list:
+    """[(">" or "<", text)] of the code block of docs/protocol.md's "A session"."""
+    block = re.search(r"^```\n(.*?)^```", docs_section("## A session"), re.M | re.S)[1]
+    return [(line[0], line[2:]) for line in block.splitlines()]
+
+
+SEARCH_OWN = [  # the search's own numbers and moves (they change with the search code)
+    (re.compile(r"\b(nodes|time|nps|ips) \d+"), r"\1 _"),
+    (re.compile(r"^((?:info multipv \d+ string|hint) rank \d+) move \S+ visits \d+ "
+                r"mean \S+ winprob \S+ points \S+$"), r"\1 move _ visits _ mean _ winprob _ "
+                                                       r"points _"),
+    (re.compile(r"^bestmove (?!\(none\))\S+$"), "bestmove _"),
+    (re.compile(r"^(option name Workers type spin default 1 min 1 max )\d+$"), r"\1_"),
+]
+
+
+def without_search_numbers(line: str) -> str:
+    for pattern, replacement in SEARCH_OWN:
+        line = pattern.sub(replacement, line)
+    return line
+
+
+def matches(lines: list, pattern: list) -> bool:
+    """Whether `lines` match `pattern`, where a "..." item stands for any number of lines."""
+    if not pattern:
+        return not lines
+    if pattern[0] == "...":
+        return any(matches(lines[i:], pattern[1:]) for i in range(len(lines) + 1))
+    return bool(lines) and lines[0] == pattern[0] and matches(lines[1:], pattern[1:])
+
+
+def answers_of(session: list) -> list:
+    """[(command, [documented answer lines])] of a documented session."""
+    out = []
+    for direction, text in session:
+        if direction == ">":
+            out.append((text, []))
+        else:
+            out[-1][1].append(without_search_numbers(text))
+    return out
+
+
+def read_answer(engine: Client, pattern: list) -> list:
+    """The engine's lines up to the last line `pattern` names, progress lines dropped."""
+    lines = []
+    while pattern and lines[-1:] != [p for p in pattern if p != "..."][-1:]:
+        lines.append(without_search_numbers(engine.read(timeout=60)))
+        if lines[-2:-1] and lines[-2].startswith("info iterations") and \
+                lines[-1].startswith("info iterations"):
+            del lines[-2]                       # a progress line before the summary
+    return lines
+
+
+def test_the_documented_session_is_what_the_engine_prints(engine):
+    """docs/protocol.md's example session, run one command at a time, answer for answer."""
+    session = answers_of(documented_session())
+    assert session[-1] == ("quit", [])
+    for command, documented in session[:-1]:
+        engine.send(command)
+        answer = read_answer(engine, documented)
+        assert matches(answer, documented), (command, answer)
+    engine.send("quit")
+    assert engine.end_input() == [] and engine.proc.wait(timeout=60) == 0
