@@ -518,6 +518,7 @@ def search_info_line(iterations: int, nodes: int, seconds: float) -> str:
 
 
 def per_second(count: int, seconds: float) -> int:
+    """`count` per second, rounded down; 0 for a search that took no time."""
     return int(count / seconds) if seconds > 0 else 0
 
 

@@ -11,6 +11,9 @@ from typing import List, Optional
 
 
 class Client:
+    """`caravan uci` in a subprocess: send lines, read answers with timeouts (a test never
+    hangs on a silent engine)."""
+
     def __init__(self) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "uci"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
