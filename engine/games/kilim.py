@@ -389,9 +389,10 @@ def token_uses(f: Dict[str, Any], token: int) -> int:
 
 
 def span_bound(f: Dict[str, Any], dominoes: int, lifted_here: int) -> int:
-    """How far p's Kilim can spread by now (rows + columns of its bounding box; the argument
-    is MOST_SPAN's in cext/kilim.pyx): 3 for its first domino, +2 for every other one woven
-    (those in it or taken out since, and the Move token's), +1 for every Rotate."""
+    """How far a Kilim of `dominoes` can have spread by now (rows + columns of its bounding
+    box; the argument is MOST_SPAN's in cext/kilim.pyx): 3 for its first domino, +2 for every
+    other one woven (those in it, the one lifted by a Move, any taken out since, the Move
+    token's placements), +1 for every Rotate; the tokens count once a day."""
     moves = token_uses(f, core.TOK_MOVE)
     rotations = token_uses(f, core.TOK_ROTATE)
     placed = dominoes + lifted_here + f["removed_reg"] + f["removed_perf"] + moves
@@ -475,21 +476,27 @@ class Kilim(KilimCore):
 
     @property
     def phase(self) -> str:
+        """Who decides what now: card, spy, scrap-bid, artisan-bid, scrap-pick, token-pick,
+        place, window, scrap-at or over (docs/views/kilim.md)."""
         return PHASE_NAMES[self._fields()["phase"]]
 
     @property
     def day(self) -> int:
+        """The current day, 0-2 (3 once the game is over)."""
         return self._fields()["day"]
 
     @property
     def turn(self) -> int:
+        """Auctions begun before the current one."""
         return self._fields()["turn"]
 
     @property
     def event_count(self) -> int:
+        """Events the rules logged for narration so far (since the deal or the load)."""
         return self._fields()["n_ev"]
 
     def move_to_text(self, move: int) -> str:
+        """`move` in notation (docs/views/kilim.md, Moves)."""
         f = self._fields()
         return move_text(move, f["pl_a"], f["pl_b"])
 
