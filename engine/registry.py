@@ -46,25 +46,10 @@ def _factory(load: Callable[[], type]) -> Callable[..., GameCore]:
     return make
 
 
-def _moving(module: str, name: str) -> Callable[[], type]:
-    """TEMPORARY, while the Python halves move out of the rule files: the game class from
-    engine.games.<module> once that module exists, else the old all-in-one class in cext."""
-    def load() -> type:
-        import importlib
-
-        try:
-            return getattr(importlib.import_module(f"engine.games.{module}"), name)
-        except ModuleNotFoundError as e:
-            if e.name != f"engine.games.{module}":
-                raise
-            return getattr(importlib.import_module(f"cext.{module}"), name)
-    return load
-
-
 _KHIVA = _core("engine.games.khiva", "Khiva")
-_TASCHKENT = _moving("taschkent", "Taschkent")
-_KHAN = _moving("khan", "KhanOfKhans")
-_KILIM = _moving("kilim", "Kilim")
+_TASCHKENT = _core("engine.games.taschkent", "Taschkent")
+_KHAN = _core("engine.games.khan", "KhanOfKhans")
+_KILIM = _core("engine.games.kilim", "Kilim")
 
 
 def _khan_list(text: str) -> list:
