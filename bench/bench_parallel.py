@@ -48,7 +48,6 @@ def main() -> None:
           f"(median of 5; overhead {1000 * (statistics.median(walls) - 1):+.0f} ms)")
     if args.games:
         from search.arena import run_arena
-        from search.stats import wilson
 
         specs = [f"ismcts:time={args.movetime},workers=2", f"ismcts:time={args.movetime}"]
         result = run_arena("khiva", 2, specs, args.games, seed=11)

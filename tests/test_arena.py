@@ -1,7 +1,6 @@
 """The arena: seating, duplicate deals, records, outputs, SPRT stop and interruption."""
 import io
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -1,5 +1,4 @@
 """Kilim information: determinization respects what the observer saw, and only that."""
-import random
 from collections import Counter
 
 import pytest

@@ -1,5 +1,4 @@
 """ISMCTS on Kilim: no cheating, and strength of ismcts and of the heuristic against random."""
-import random
 
 import pytest
 

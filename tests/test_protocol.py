@@ -3,7 +3,6 @@ import json
 import os
 import random
 import re
-import time
 from pathlib import Path
 
 import pytest

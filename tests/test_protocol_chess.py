@@ -13,12 +13,11 @@ import tempfile
 
 import pytest
 
-chess = pytest.importorskip("chess")
-import chess.engine  # noqa: E402
+import chess.engine
 
-from engine.protocol import MAX_WORKERS, OPTIONS  # noqa: E402
-from engine.registry import new_game  # noqa: E402
-from protocol_client import CANDIDATE, Client  # noqa: E402
+from engine.protocol import MAX_WORKERS, OPTIONS
+from engine.registry import new_game
+from protocol_client import CANDIDATE, Client
 
 COMMAND = [sys.executable, "-m", "engine.cli", "uci"]
 LOGGER = "chess.engine"

@@ -1,5 +1,4 @@
 """ISMCTS: no cheating, reproducibility, sanity in crafted positions, strength against random."""
-import random
 
 import pytest
 

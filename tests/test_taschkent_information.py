@@ -4,13 +4,12 @@ Hidden: the action cards in other players' hands, the order of the action pile, 
 virtual player removed face down, the order of the trading-card pile and future die rolls.
 Everything else (Tugrik, trading cards, goods) follows from public events and stays put.
 """
-import random
 from collections import Counter
 
 import pytest
 
 from engine.games.taschkent import Taschkent
-from taschkent_support import build, fresh, give_action, play, ps
+from taschkent_support import build, fresh, give_action, play
 from game_support import advance, check_samples_keep_the_observers_knowledge
 
 

@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from cext import khan as core
 from cext.core import GameCore, stable_hash
 from cext.khan import PY_CORRALS, PY_DECK_COUNT, PY_RAID_VALUE, KhanOfKhansCore
-from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
-                               first_difference, place_hidden)
+from engine.games.base import CheckedGame
+from engine.validation import IllegalPositionError, fail, place_hidden
 
 DECK_KEYS = ("boldhome", "colymar", "duckpoint", "dragonseye", "dwarfmine", "earthshaker",
              "furthest", "grazelands", "shadowsdance", "sundome")
@@ -147,11 +147,15 @@ def rng_state(seed: int) -> Dict[str, int]:
 
 
 # ================================================================ the game API
-class KhanOfKhans(KhanOfKhansCore):
+class KhanOfKhans(CheckedGame, KhanOfKhansCore):
     """A Khan of Khans position. `KhanOfKhans(players=4, seed=0, khans=None)` deals a new game;
     `khans` fixes each seat's Khan (names impala, bison, morokanth, sable, llama).
 
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
+
+    SCHEMA, TITLE = "khan", "Khan of Khans"
+    DERIVED = DERIVED
+    SEAT_LISTS = ("khans", "player_state")
 
     def __init__(self, players: int = 4, seed: int = 0, khans: Any = None) -> None:
         super().__init__(players, seed, None if khans is None else khan_numbers(khans))
@@ -235,76 +239,21 @@ class KhanOfKhans(KhanOfKhansCore):
 
     # ------------------------------------------------------------ reading JSON
     @classmethod
-    def from_json(cls, d: Any) -> "KhanOfKhans":
-        """Rebuild a full state written by to_json(); ViewError (a ValueError) naming the field
-        if it is malformed, IllegalPositionError if it is no position of Khan of Khans."""
-        check_schema(d, "khan.state", "Khan of Khans state")
-        st = cls._build(d)
-        st._check_round_trip(d, None)
-        return st
-
-    @classmethod
-    def _build(cls, d: Dict[str, Any]) -> "KhanOfKhans":
-        """The state of a schema-valid full-state dict, checked to be a position of the game."""
-        n = d["players"]
-        for key in ("khans", "player_state"):
-            if len(d[key]) != n:
-                fail((key,), f"expected {n} items, got {len(d[key])}")
-        st = cls(n, d.get("seed", 0))
-        fields = st._fields()
+    def _write_fields(cls, fields: Dict[str, Any], d: Dict[str, Any]) -> None:
         write_fields(fields, d)
-        try:
-            st._set_fields(fields)
-        except (TypeError, ValueError, OverflowError, IndexError) as e:
-            raise ViewError(f"a value does not fit the Khan of Khans state: {e}") from None
-        st.check_invariants()
-        if st.to_move >= 0 and not st.legal_moves():
-            raise IllegalPositionError("to_move: the seat to move has no legal move")
-        return st
-
-    def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
-        """Every field given must be what the loaded position writes back: catches derived
-        fields that disagree and anything the loader would otherwise drop."""
-        optional = DERIVED if view is not None else DERIVED | {"seed"}
-        diff = first_difference(canonical(given), self.to_json(view), optional=optional)
-        if diff:
-            raise IllegalPositionError(diff)
 
     @classmethod
-    def from_view(cls, v: Any) -> "KhanOfKhans":
-        """A state consistent with one seat's view (to_json(view=seat)), for searching as that
-        seat: deck orders and (for a seat other than the Sable Nation) the values of Sable's
-        face-down cards are filled in a fixed way that respects what the seat knows (the search
-        redraws them anyway). The view must be of the seat to move (or of a finished game).
-        ViewError (a ValueError) naming the field if it is malformed or impossible. See
-        docs/views/khan.md."""
-        check_schema(v, "khan", "Khan of Khans view")
-        check_seat_to_move(v)
-        return cls._load_view(v)
+    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
+        return full_state_of_view(v)
 
-    @classmethod
-    def _from_any_seats_view(cls, v: Any) -> "KhanOfKhans":
-        """from_view without the seat-to-move rule: the tests use it to check that what every
-        seat knows survives its view. The doors (from_view, the protocol, the registry) take
-        only the seat to move's view."""
-        check_schema(v, "khan", "Khan of Khans view")
-        return cls._load_view(v)
+    @staticmethod
+    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
+        return canonical(d)
 
-    @classmethod
-    def _load_view(cls, v: Dict[str, Any]) -> "KhanOfKhans":
-        """The state of a schema-valid view, hidden parts filled in, checked like a full state
-        and against the view."""
-        d = full_state_of_view(v)
-        check_schema(d, "khan.state", "Khan of Khans state")   # the filled-in state
-        st = cls._build(d)
-        st._check_round_trip(v, v["view"])
-        st._adopt_view(v["view"])
-        st.check_invariants()
-        return st
-
-    def _adopt_view(self, seat: int) -> None:
+    def _adopt_view(self, v: Dict[str, Any]) -> None:
         """The seat's information hashes and the chance generator, from its view alone (a view
         has no history): everything else the seat knows is in the state itself."""
+        seat = v["view"]
         public, private = _view_hashes(self.to_json(view=seat), seat)
         f = self._fields()
         n = f["n"]
@@ -495,27 +444,12 @@ def canonical(d: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def check_seat_to_move(v: Dict[str, Any]) -> None:
-    """A view is the seat to move's, or any seat's once the game is over: the engine never
-    answers for a seat whose hidden cards it would have to invent."""
-    if v["view"] >= v["players"]:
-        fail(("view",), f"there is no seat {v['view']} in a {v['players']}-player game")
-    if v["phase"] != "over" and v["to_move"] != v["view"]:
-        fail(("view",), f"this is seat {v['view']}'s view but seat {v['to_move']} is to move: "
-             "the engine answers only for the seat to move", IllegalPositionError)
-
-
 def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     """A full-state dict that fits the seat's view: each deck's unseen cards under its known
     top, sorted by type (bottom first); for a seat other than the Sable Nation, each face-down
     card given one of its deck's unseen Raid! cards within its bound (a matching, not a
     search)."""
-    n, o = v["players"], v["view"]
-    for key in ("khans", "player_state"):
-        if len(v[key]) != n:
-            fail((key,), f"expected {n} items, got {len(v[key])}")
-    if o >= n:
-        fail(("view",), f"there is no seat {o} in a {n}-player game")
+    o = v["view"]
     sable = v["khans"].index("sable") if "sable" in v["khans"] else -1
     knows = o == sable or v["phase"] == "over"
     slots = v["sable_face_down"]

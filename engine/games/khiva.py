@@ -15,8 +15,8 @@ from typing import Any, Dict, List, Optional
 from cext import khiva as core
 from cext.core import GameCore, stable_hash
 from cext.khiva import COLOUR_LETTERS, COLOUR_NAMES, PY_GEM_ICONS, PY_SALT, PY_TEAPOTS, KhivaCore
-from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
-                               first_difference, place_hidden)
+from engine.games.base import CheckedGame
+from engine.validation import IllegalPositionError, ViewError, fail, place_hidden
 
 PHASES = {core.PH_CHOOSE: "choose", core.PH_BOOST: "boost", core.PH_SHOP4: "shop4",
           core.PH_OVER: "over"}
@@ -167,10 +167,14 @@ def score_of(f: Dict[str, Any], p: int) -> int:
 
 
 # ================================================================ the game API
-class Khiva(KhivaCore):
+class Khiva(CheckedGame, KhivaCore):
     """A Khiva position. `Khiva(players=3, seed=0)` deals a new game (2 players: duel mode).
 
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
+
+    SCHEMA, TITLE = "khiva", "Khiva"
+    DERIVED = DERIVED
+    SEAT_LISTS = ("player_state", "whereabouts_by_seat")
 
     @property
     def phase(self) -> str:
@@ -253,35 +257,7 @@ class Khiva(KhivaCore):
 
     # ------------------------------------------------------------ reading JSON
     @classmethod
-    def from_json(cls, d: Any) -> "Khiva":
-        """Rebuild a full state written by to_json(); ViewError (a ValueError) naming the field
-        if it is malformed, IllegalPositionError if it is no position of Khiva."""
-        check_schema(d, "khiva.state", "Khiva state")
-        st = cls._build(d)
-        st._check_round_trip(d, None)
-        return st
-
-    @classmethod
-    def _build(cls, d: Dict[str, Any]) -> "Khiva":
-        """The state of a schema-valid full-state dict, checked to be a position of Khiva."""
-        n = d["players"]
-        for key in ("player_state", "whereabouts_by_seat"):
-            if len(d[key]) != n:
-                fail((key,), f"expected {n} items (one per seat), got {len(d[key])}")
-        st = cls(n, d.get("seed", 0))
-        fields = st._fields()
-        cls._write_fields(fields, d)
-        try:
-            st._set_fields(fields)
-        except (TypeError, ValueError, OverflowError, IndexError) as e:
-            raise ViewError(f"a value does not fit the Khiva state: {e}") from None
-        st.check_invariants()
-        if st.to_move >= 0 and not st.legal_moves():
-            raise IllegalPositionError("the seat to move has no legal move")
-        return st
-
-    @staticmethod
-    def _write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
+    def _write_fields(cls, f: Dict[str, Any], d: Dict[str, Any]) -> None:
         """Fill the C fields `f` (those of a fresh deal) from the full-state dict `d`."""
         n = d["players"]
         phase = PHASE_OF[d["phase"]]
@@ -336,28 +312,13 @@ class Khiva(KhivaCore):
                 f["where"][o][parse_card(card)] = sum(
                     1 << (core.ASIDE_LOC if q == "aside" else q) for q in places)
 
-    def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
-        """Every field given must be what the loaded position writes back: catches derived
-        fields that disagree and anything the loader would otherwise drop."""
-        diff = first_difference(canonical(given), self.to_json(view), optional=DERIVED)
-        if diff:
-            raise IllegalPositionError(diff)
-
     @classmethod
-    def from_view(cls, v: Any) -> "Khiva":
-        """A state consistent with one seat's view (to_json(view=seat)), for searching as that
-        seat: the hidden cards are placed in a fixed order that respects what the seat knows
-        (the search redraws them anyway). The view must be of the seat to move (or of a
-        finished game). ViewError (a ValueError) naming the field if it is malformed or
-        impossible."""
-        check_schema(v, "khiva", "Khiva view")
-        d = full_state_of_view(v)
-        check_schema(d, "khiva.state", "Khiva state")   # the filled-in state, as a full state
-        st = cls._build(d)
-        st._adopt_view(v)
-        st.check_invariants()
-        st._check_round_trip(v, v["view"])
-        return st
+    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
+        return full_state_of_view(v)
+
+    @staticmethod
+    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
+        return canonical(d)
 
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """Information hashes of seat o as the view gives them (no history)."""
@@ -529,13 +490,6 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     """A full-state dict that fits seat o's view: every card o cannot see placed where o knows
     it may be (a matching, not a search), the piles in a fixed order."""
     n, o = v["players"], v["view"]
-    if o >= n:
-        fail(("view",), f"there is no seat {o} in a {n}-player game")
-    if len(v["player_state"]) != n:
-        fail(("player_state",), f"expected {n} items, got {len(v['player_state'])}")
-    if v["phase"] != "over" and v["to_move"] != o:
-        fail(("view",), f"this is seat {o}'s view but seat {v['to_move']} is to move: the "
-             "engine answers only for the seat to move", IllegalPositionError)
     for p, ps in enumerate(v["player_state"]):
         for key in ("hand", "chosen_play", "chosen_give"):
             if p == o and key not in ps:

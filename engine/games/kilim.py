@@ -20,8 +20,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 from cext import kilim as core
 from cext.core import GameCore, stable_hash
 from cext.kilim import TORN_PER_GROUP_OF_PLAYERS, KilimCore
-from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
-                               first_difference, place_hidden)
+from engine.games.base import CheckedGame
+from engine.validation import IllegalPositionError, ViewError, fail, place_hidden
 
 PHASE_NAMES = ("card", "spy", "scrap-bid", "artisan-bid", "scrap-pick", "token-pick", "place",
                "window", "scrap-at", "over")           # by core.PH_CARD .. core.PH_OVER
@@ -469,10 +469,13 @@ def analyse_grid(m: Tuple[int, ...], rmax: int, cmax: int, n_dom: int, n_perf: i
 
 
 # ================================================================ the game API
-class Kilim(KilimCore):
+class Kilim(CheckedGame, KilimCore):
     """A Kilim position. `Kilim(players=4, seed=0)` deals a new game (2 to 5 players).
 
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
+
+    SCHEMA, TITLE = "kilim", "Kilim"
+    DERIVED = DERIVED
 
     @property
     def phase(self) -> str:
@@ -635,55 +638,16 @@ class Kilim(KilimCore):
 
     # ------------------------------------------------------------ reading JSON
     @classmethod
-    def from_json(cls, d: Any) -> "Kilim":
-        """Rebuild a full state written by to_json(); ViewError (a ValueError) naming the field
-        if it is malformed, IllegalPositionError if it is no position of Kilim."""
-        check_schema(d, "kilim.state", "Kilim state")
-        st = cls._build(d)
-        st._check_round_trip(d, None)
-        return st
-
-    @classmethod
-    def _build(cls, d: Dict[str, Any]) -> "Kilim":
-        """The state of a schema-valid full-state dict, checked to be a position of Kilim."""
-        n = d["players"]
-        if len(d["player_state"]) != n:
-            fail(("player_state",), f"expected {n} items, got {len(d['player_state'])}")
-        st = cls(n, d.get("seed", 0))
-        fields = st._fields()
+    def _write_fields(cls, fields: Dict[str, Any], d: Dict[str, Any]) -> None:
         write_fields(fields, d)
-        try:
-            st._set_fields(fields)
-        except (TypeError, ValueError, OverflowError, IndexError, KeyError) as e:
-            raise ViewError(f"(root): a value does not fit the Kilim state: {e}") from None
-        st.check_invariants()
-        if st.to_move >= 0 and not st.legal_moves():
-            raise IllegalPositionError(f"to_move: seat {st.to_move} has no legal move")
-        return st
-
-    def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
-        """Every field given must be what the loaded position writes back: catches derived
-        fields that disagree and anything the loader would otherwise drop."""
-        diff = first_difference(canonical(given), self.to_json(view), optional=DERIVED)
-        if diff:
-            raise IllegalPositionError(diff)
 
     @classmethod
-    def from_view(cls, v: Any) -> "Kilim":
-        """A state consistent with one seat's view (to_json(view=seat)), for searching as that
-        seat: the hidden parts (pile orders and contents, the scraps held face down or left on
-        the board, the others' face-down choices of this step) are filled in a fixed order that
-        respects what the seat knows (the search redraws them anyway). The view must be of the
-        seat to move (or of a finished game). ViewError (a ValueError) naming the field if it
-        is malformed, IllegalPositionError if it is impossible."""
-        check_schema(v, "kilim", "Kilim view")
-        d = full_state_of_view(v)
-        check_schema(d, "kilim.state", "Kilim state")   # the filled-in state, as a full state
-        st = cls._build(d)
-        st._adopt_view(v)
-        st.check_invariants()
-        st._check_round_trip(v, v["view"])
-        return st
+    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
+        return full_state_of_view(v)
+
+    @staticmethod
+    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
+        return canonical(d)
 
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """Seat o's scrap knowledge and information hashes as the view gives them (no
@@ -1005,14 +969,7 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     may be (a matching, not a search), the others' face-down choices of this step the lowest
     they may have made, each pile its group's unrevealed dominoes in a fixed order."""
     n, o = v["players"], v["view"]
-    if o >= n:
-        fail(("view",), f"there is no seat {o} in a {n}-player game")
-    if len(v["player_state"]) != n:
-        fail(("player_state",), f"expected {n} items, got {len(v['player_state'])}")
     phase = PHASE_OF[v["phase"]]
-    if phase != core.PH_OVER and v["to_move"] != o:
-        fail(("view",), f"this is seat {o}'s view but seat {v['to_move']} is to move: the "
-             "engine answers only for the seat to move", IllegalPositionError)
     check_private_parts(v, n, o, phase)
     d = copy.deepcopy(v)
     for key in ("view", "scrap_whereabouts"):

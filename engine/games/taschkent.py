@@ -16,8 +16,8 @@ from cext import taschkent as core
 from cext.core import GameCore, stable_hash
 from cext.taschkent import (ACTION_DECK_COUNT, PY_BORDERS, PY_CAMEL_GOOD, PY_CAMEL_START,
                             PY_FIELD_CAMEL, PY_PRINTED, TaschkentCore, card_set_points)
-from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
-                               first_difference, place_hidden)
+from engine.games.base import CheckedGame
+from engine.validation import IllegalPositionError, fail, place_hidden
 
 __all__ = ["Taschkent", "card_set_points", "move_text", "DERIVED"]
 
@@ -180,11 +180,14 @@ def mix64(x: int) -> int:
 
 
 # ================================================================ the game API
-class Taschkent(TaschkentCore):
+class Taschkent(CheckedGame, TaschkentCore):
     """A Taschkent position. `Taschkent(players=3, seed=0)`; 2 players = the variant with the
     virtual player (not a seat: its moves are automatic, die-driven steps).
 
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
+
+    SCHEMA, TITLE = "taschkent", "Taschkent"
+    DERIVED = DERIVED
 
     @property
     def phase(self) -> str:
@@ -287,54 +290,20 @@ class Taschkent(TaschkentCore):
 
     # ------------------------------------------------------------ reading JSON
     @classmethod
-    def from_json(cls, d: Any) -> "Taschkent":
-        """Rebuild a full state written by to_json(); ViewError (a ValueError) naming the field
-        if it is malformed, IllegalPositionError if it is no position of Taschkent."""
-        check_schema(d, "taschkent.state", "Taschkent state")
-        st = cls._build(d)
-        st._check_round_trip(d, None)
-        return st
-
-    @classmethod
-    def from_view(cls, v: Any) -> "Taschkent":
-        """A state consistent with one seat's view (to_json(view=seat)), for searching as that
-        seat: the action cards it cannot place are dealt (by type, in a fixed order) to the
-        other hands, the pile and the face-down removed cards, and the trading-card pile is
-        sorted (the search redraws them anyway). The view must be of the seat to move (or of a
-        finished game). ViewError (a ValueError) naming the field if it is malformed or
-        impossible."""
-        check_schema(v, "taschkent", "Taschkent view")
-        d = full_state_of_view(v)
-        check_schema(d, "taschkent.state", "Taschkent state")   # the filled-in state
-        st = cls._build(d)
-        st._adopt_view(v)
-        st.check_invariants()
-        st._check_round_trip(v, v["view"])
-        return st
-
-    @classmethod
-    def _build(cls, d: Dict[str, Any]) -> "Taschkent":
-        """The state of a schema-valid full-state dict, checked to be a position of Taschkent."""
-        n = d["players"]
-        check_keys_of_the_setting(d, n)
-        st = cls(n, d.get("seed", 0))
-        fields = st._fields()
+    def _write_fields(cls, fields: Dict[str, Any], d: Dict[str, Any]) -> None:
         write_fields(fields, d)
-        try:
-            st._set_fields(fields)
-        except (TypeError, ValueError, OverflowError, IndexError) as e:
-            raise ViewError(f"a value does not fit the Taschkent state: {e}") from None
-        st.check_invariants()
-        if st.to_move >= 0 and not st.legal_moves():
-            raise IllegalPositionError("to_move: the seat to move has no legal move")
-        return st
 
-    def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
-        """Every field given must be what the loaded position writes back: catches derived
-        fields that disagree and anything the loader would otherwise drop."""
-        diff = first_difference(canonical(given), self.to_json(view), optional=DERIVED)
-        if diff:
-            raise IllegalPositionError(diff)
+    @classmethod
+    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
+        return full_state_of_view(v)
+
+    @staticmethod
+    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
+        return canonical(d)
+
+    @classmethod
+    def _check_setting(cls, d: Dict[str, Any]) -> None:
+        check_keys_of_the_setting(d, d["players"])
 
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """Seat o's information hashes as the view gives them (a view has no history): the
@@ -490,14 +459,7 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     """A full-state dict that fits seat o's view: the action cards o cannot place dealt by type
     (a matching of the unseen cards to the other hands, the pile and the removed cards, not a
     search), the trading-card pile sorted by type."""
-    n, o = v["players"], v["view"]
-    if o >= n:
-        fail(("view",), f"there is no seat {o} in a {n}-player game")
-    if len(v["player_state"]) != n:
-        fail(("player_state",), f"expected {n} items, got {len(v['player_state'])}")
-    if v["phase"] != "over" and v["to_move"] != o:
-        fail(("view",), f"this is seat {o}'s view but seat {v['to_move']} is to move: the engine "
-             "answers only for the seat to move", IllegalPositionError)
+    o = v["view"]
     for p, ps in enumerate(v["player_state"]):
         if p == o and "action_cards" not in ps:
             fail(("player_state", p), "missing key 'action_cards': the viewer's own cards")

@@ -87,7 +87,6 @@ def choose(world, player: int, rng: random.Random) -> int:
     legal = world.legal_moves()
     if len(legal) == 1:
         return legal[0]
-    k = kind(legal[0])
     phase = world.phase
     if phase == "card":
         cards = {m & ARG: m for m in legal}

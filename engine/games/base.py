@@ -1,0 +1,128 @@
+"""What every game's Python half shares: the one checked path from JSON into its C core.
+
+A full state: the schema `<game>.state`, the C fields built from it, written in one checked
+conversion, `check_invariants`, a legal move unless the game is over, and the round trip. A
+view: the schema `<game>`, the seat-to-move rule, the hidden parts filled in by the game (a
+matching, never a search), then the same path, the seat's knowledge and hashes, and the round
+trip against the view. docs/views/README.md explains the policy.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, Optional, Tuple
+
+from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
+                               first_difference)
+
+
+class CheckedGame:
+    """Mixin of a game's Python half (put it before the C core among the bases).
+
+    A game sets SCHEMA, TITLE, DERIVED (and SEAT_LISTS if it has more lists with one item per
+    seat) and implements `_write_fields`, `_full_state_of_view` and `_canonical`, and where it
+    needs them `_adopt_view` and `_check_setting`."""
+
+    SCHEMA: str = ""                      # the view's schema; SCHEMA + ".state" the full state's
+    TITLE: str = ""
+    DERIVED: FrozenSet[str] = frozenset()  # keys a client may leave out: recomputed, checked
+    SEAT_LISTS: Tuple[str, ...] = ("player_state",)
+
+    # ------------------------------------------------------------ the doors
+    @classmethod
+    def from_json(cls, d: Any) -> "CheckedGame":
+        """Rebuild a full state written by to_json(); ViewError (a ValueError) naming the field
+        if it is malformed, IllegalPositionError if it is no position of the game."""
+        check_schema(d, cls.SCHEMA + ".state", f"{cls.TITLE} state")
+        st = cls._build(d)
+        st._check_round_trip(d, None)
+        return st
+
+    @classmethod
+    def from_view(cls, v: Any) -> "CheckedGame":
+        """A state consistent with one seat's view (to_json(view=seat)), for searching as that
+        seat: the hidden parts are filled in a fixed way that respects what the seat knows (the
+        search redraws them anyway). The view must be the seat to move's (any seat's once the
+        game is over): the engine never answers for a seat whose hidden cards it would have to
+        invent. ViewError (a ValueError) naming the field if it is malformed or impossible."""
+        check_schema(v, cls.SCHEMA, f"{cls.TITLE} view")
+        if v["phase"] != "over" and v["to_move"] != v["view"]:
+            fail(("view",), f"this is seat {v['view']}'s view but seat {v['to_move']} is to move: "
+                 "the engine answers only for the seat to move", IllegalPositionError)
+        return cls._load_view(v)
+
+    @classmethod
+    def _from_any_seats_view(cls, v: Any) -> "CheckedGame":
+        """from_view without the seat-to-move rule, for the tests that check what every seat
+        knows survives its view. The doors (from_view, the protocol) never use it."""
+        check_schema(v, cls.SCHEMA, f"{cls.TITLE} view")
+        return cls._load_view(v)
+
+    # ------------------------------------------------------------ the path
+    @classmethod
+    def _load_view(cls, v: Dict[str, Any]) -> "CheckedGame":
+        cls._check_seats(v)
+        if v["view"] >= v["players"]:
+            fail(("view",), f"there is no seat {v['view']} in a {v['players']}-player game")
+        d = cls._full_state_of_view(v)
+        check_schema(d, cls.SCHEMA + ".state", f"{cls.TITLE} state")   # the filled-in state
+        st = cls._build(d)
+        st._adopt_view(v)
+        st.check_invariants()
+        st._check_round_trip(v, v["view"])
+        return st
+
+    @classmethod
+    def _build(cls, d: Dict[str, Any]) -> "CheckedGame":
+        """The state of a schema-valid full-state dict, checked to be a position of the game."""
+        cls._check_seats(d)
+        cls._check_setting(d)
+        st = cls(d["players"], d.get("seed", 0))
+        fields = st._fields()
+        cls._write_fields(fields, d)
+        try:
+            st._set_fields(fields)
+        except (TypeError, ValueError, OverflowError, IndexError, KeyError) as e:
+            raise ViewError(f"(root): a value does not fit the {cls.TITLE} state: {e}") from None
+        st.check_invariants()
+        if st.to_move >= 0 and not st.legal_moves():
+            raise IllegalPositionError(f"to_move: seat {st.to_move} has no legal move")
+        return st
+
+    @classmethod
+    def _check_seats(cls, d: Dict[str, Any]) -> None:
+        """Every list with one item per seat has as many items as there are players."""
+        n = d["players"]
+        for key in cls.SEAT_LISTS:
+            if key in d and len(d[key]) != n:
+                fail((key,), f"expected {n} items (one per seat), got {len(d[key])}")
+
+    def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
+        """Every field given must be what the loaded position writes back: catches derived
+        fields that disagree and anything the loader would otherwise drop."""
+        optional = self.DERIVED if view is not None else self.DERIVED | {"seed"}
+        diff = first_difference(self._canonical(given), self.to_json(view), optional=optional)
+        if diff:
+            raise IllegalPositionError(diff)
+
+    # ------------------------------------------------------------ what each game provides
+    @classmethod
+    def _write_fields(cls, fields: Dict[str, Any], d: Dict[str, Any]) -> None:
+        """Fill the C fields (those of a fresh deal) from a schema-valid full-state dict."""
+        raise NotImplementedError
+
+    @classmethod
+    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
+        """A full-state dict that fits the view (the viewer's seat exists, the seat lists fit)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
+        """`d` with its set-like lists in the order to_json writes them."""
+        return d
+
+    @classmethod
+    def _check_setting(cls, d: Dict[str, Any]) -> None:
+        """Checks of the game's setting before its fields are built (default: none)."""
+
+    def _adopt_view(self, v: Dict[str, Any]) -> None:
+        """The viewer's knowledge and information hashes as the view gives them (default:
+        nothing beyond what the full state already carries)."""
