@@ -68,10 +68,18 @@ def dealt_piles(players: int, needed: Counter, groups: int) -> List[List[int]]:
     return piles
 
 
+def fresh_state(players: int, seed: int) -> dict:
+    """A fresh deal's full state to edit, without what the seats learned (a built position
+    has no history; left out, nobody has learned anything yet)."""
+    d = copy.deepcopy(Kilim(players, seed).to_json())
+    del d["whereabouts_by_seat"]
+    return d
+
+
 def deal(players: int, seed: int, kilims: Dict[int, dict], groups: int) -> dict:
     """A fresh deal's full state with the piles dealt for `kilims` (see dealt_piles), the
     Kilims woven and their scraps taken from the board; the caller sets what was revealed."""
-    d = copy.deepcopy(Kilim(players, seed).to_json())
+    d = fresh_state(players, seed)
     d["piles"] = [[domino_text(x) for x in pile] for pile in dealt_piles(players, woven_kinds(kilims), groups)]
     for p, kj in kilims.items():
         d["player_state"][p]["kilim"] = {"dominoes": kj.get("dominoes", []), "scraps": kj.get("scraps", [])}
@@ -186,7 +194,7 @@ def late_in_day(players: int, seed: int, hands: Dict[int, List[str]], left: int)
     """Day 1 with `left` dominoes face down behind the one on the table: seat 0 won every
     auction so far and wove the dominoes in rows of two; the hands are as given (each holds
     one Gold card for every auction still to come)."""
-    d = copy.deepcopy(Kilim(players, seed).to_json())
+    d = fresh_state(players, seed)
     pile = [d["on_table"]] + d["piles"][0]
     done = len(pile) - 1 - left
     won, d["on_table"], d["piles"][0] = pile[:done], pile[done], pile[done + 1:]

@@ -316,6 +316,7 @@ def every_domino_in_one_kilim():
         ps["hand"] = ["spy", "artisan"] if p == 0 else ["spy", "scrap-bag", "artisan"]
     d["scraps_on_board"].remove("B")
     d["player_state"][0]["scraps_held"] = ["B"]
+    del d["whereabouts_by_seat"]            # a built position: nobody has learned anything
     return Kilim.from_json(lean(d))
 
 
@@ -373,3 +374,14 @@ def test_the_move_generator_refuses_a_kilim_no_game_reaches_instead_of_overrunni
     assert unchecked_grid(g, 0, dots).legal_moves() == []
     with pytest.raises(IllegalPositionError):
         g.check_invariants()
+
+
+def test_a_full_state_keeps_what_every_seat_learned_of_the_scraps():
+    g = played(3, 4, 60)
+    views = [g.to_json(view=o) for o in range(3)]
+    again = Kilim.from_json(g.to_json())
+    assert [again.to_json(view=o) for o in range(3)] == views
+    d = g.to_json()
+    woven = d["player_state"][1]["kilim"]["scraps"][0][0]       # scrap D, woven: seen by all
+    d["whereabouts_by_seat"][2][woven] = ["board"]
+    refused(Kilim.from_json, d, "whereabouts_by_seat[2]", f"sees scrap {woven}")

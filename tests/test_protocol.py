@@ -375,8 +375,7 @@ def test_view_round_trips_through_position(engine, game, at_least):
 @pytest.mark.parametrize("game", [
     "khiva",
     "khan",
-    pytest.param("kilim", marks=pytest.mark.xfail(reason="the full state does not carry what "
-                 "each seat learned: from_json forgets it (loaders)")),
+    "kilim",
     "taschkent"])
 def test_a_full_state_keeps_every_seats_view(engine, game):
     g, moves = seat_to_move_after(game, 3, 5, 1, 15, rng_seed=15)

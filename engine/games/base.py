@@ -24,6 +24,7 @@ class CheckedGame:
     SCHEMA: str = ""                      # the view's schema; SCHEMA + ".state" the full state's
     TITLE: str = ""
     DERIVED: FrozenSet[str] = frozenset()  # keys a client may leave out: recomputed, checked
+    DEFAULTED: FrozenSet[str] = frozenset({"seed"})  # full-state keys with a documented default
     SEAT_LISTS: Tuple[str, ...] = ("player_state",)
 
     # ------------------------------------------------------------ the doors
@@ -98,7 +99,7 @@ class CheckedGame:
     def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
         """Every field given must be what the loaded position writes back: catches derived
         fields that disagree and anything the loader would otherwise drop."""
-        optional = self.DERIVED if view is not None else self.DERIVED | {"seed"}
+        optional = self.DERIVED if view is not None else self.DERIVED | self.DEFAULTED
         diff = first_difference(self._canonical(given), self.to_json(view), optional=optional)
         if diff:
             raise IllegalPositionError(diff)

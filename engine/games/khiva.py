@@ -175,6 +175,7 @@ class Khiva(CheckedGame, KhivaCore):
     SCHEMA, TITLE = "khiva", "Khiva"
     DERIVED = DERIVED
     SEAT_LISTS = ("player_state", "whereabouts_by_seat")
+    DEFAULTED = frozenset({"seed", "whereabouts_by_seat"})   # default: nothing learned yet
 
     @property
     def phase(self) -> str:
@@ -305,7 +306,7 @@ class Khiva(CheckedGame, KhivaCore):
         f["where"] = [[all_places(n, o)] * core.N_CARDS for o in range(n)] + \
             [[0] * core.N_CARDS] * (5 - n)
         public = f["discard"] | f["aside_up"]
-        for o, known in enumerate(d["whereabouts_by_seat"]):
+        for o, known in enumerate(d.get("whereabouts_by_seat", [{}] * n)):
             own = f["hand"][o] | f["sel_play"][o] | f["sel_give"][o]
             for card, places in allowed_places(n, o, own | public, known,
                                                ("whereabouts_by_seat", o)).items():

@@ -377,6 +377,19 @@ def unseen_by(f: Dict[str, Any], o: int, t: int) -> bool:
                                     and loc != core.LOC_HELD + o)
 
 
+def scrap_whereabouts(f: Dict[str, Any], o: int) -> Dict[str, list]:
+    """Every scrap seat o cannot see, with the places o believes it may be."""
+    n = f["n"]
+    return {SCRAP_LETTERS[t]: [q for q in range(n) if f["where"][o][t] >> q & 1]
+            + (["board"] if f["where"][o][t] >> core.WHERE_BOARD & 1 else [])
+            for t in range(core.N_SCRAPS) if unseen_by(f, o, t)}
+
+
+def blank_places(places: list, n: int, o: int) -> bool:
+    """Whether `places` is every place hidden from seat o: a belief that tells nothing."""
+    return set(places) == {q for q in range(n) if q != o} | {"board"}
+
+
 def hidden_places(n: int, o: int) -> int:
     """Every place a scrap unseen by o could be: the other seats and the board."""
     return ((1 << n) - 1) & ~(1 << o) | (1 << core.WHERE_BOARD)
@@ -476,6 +489,8 @@ class Kilim(CheckedGame, KilimCore):
 
     SCHEMA, TITLE = "kilim", "Kilim"
     DERIVED = DERIVED
+    SEAT_LISTS = ("player_state", "whereabouts_by_seat")
+    DEFAULTED = frozenset({"seed", "whereabouts_by_seat"})   # default: nothing learned yet
 
     @property
     def phase(self) -> str:
@@ -627,13 +642,13 @@ class Kilim(CheckedGame, KilimCore):
         if view is None:
             out["piles"] = [[domino_text(x) for x in pile_of(f, g)] for g in range(core.N_GROUPS)]
             out["scraps_on_board"] = [SCRAP_LETTERS[t] for t in scraps_at(f, core.LOC_BOARD)]
+            out["whereabouts_by_seat"] = [
+                {letter: places for letter, places in scrap_whereabouts(f, o).items()
+                 if not blank_places(places, n, o)} for o in range(n)]
             return out
         del out["seed"]                            # the deal seed would give away every hidden part
         out["view"] = view
-        out["scrap_whereabouts"] = {
-            SCRAP_LETTERS[t]: [q for q in range(n) if f["where"][view][t] >> q & 1]
-            + (["board"] if f["where"][view][t] >> core.WHERE_BOARD & 1 else [])
-            for t in range(core.N_SCRAPS) if unseen_by(f, view, t)}
+        out["scrap_whereabouts"] = scrap_whereabouts(f, view)
         return out
 
     # ------------------------------------------------------------ reading JSON
@@ -815,7 +830,7 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
     write_scraps(f, d, phase)
     for p, ps in enumerate(d["player_state"]):
         write_kilim(f, p, ps["kilim"], ("player_state", p, "kilim"))
-    write_knowledge(f, n)
+    write_knowledge(f, n, d.get("whereabouts_by_seat", [{}] * n))
     f["step"] = d.get("step", derived_step(phase, f["turn"], f["place_src"]))
     f["seat_iter"] = d.get("seat_iter", derived_seat_iter(f))
     after_auction = phase not in (core.PH_CARD, core.PH_SPY, core.PH_OVER)
@@ -919,18 +934,36 @@ def write_kilim(f: Dict[str, Any], p: int, kj: Dict[str, list], path: tuple) -> 
     kil["rmax"], kil["cmax"] = last_row, cols.bit_length() - 1
 
 
-def write_knowledge(f: Dict[str, Any], n: int) -> None:
-    """A full state carries no knowledge: each seat knows its own scraps, and that an unseen
-    scrap may be in any hidden place."""
+def write_knowledge(f: Dict[str, Any], n: int, learned: List[Dict[str, list]]) -> None:
+    """What each seat knows of the scraps: its own, and of each scrap it cannot see the places
+    it learned (`learned[o]`, as whereabouts_by_seat gives them; a scrap not listed may be in
+    any hidden place)."""
     for o in range(n):
+        unseen = [SCRAP_LETTERS[t] for t in range(core.N_SCRAPS) if unseen_by(f, o, t)]
+        check_whereabouts(learned[o], unseen, n, o, ("whereabouts_by_seat", o))
         for t in range(core.N_SCRAPS):
             loc = f["scrap_loc"][t]
             if loc in (core.LOC_HELD + o, core.LOC_SEL + o) or core.LOC_SEL <= loc < core.LOC_SEL + 5:
                 f["where"][o][t] = 1 << (loc % 8)
             elif unseen_by(f, o, t):
-                f["where"][o][t] = hidden_places(n, o)
+                places = learned[o].get(SCRAP_LETTERS[t])
+                f["where"][o][t] = hidden_places(n, o) if places is None else sum(
+                    1 << (core.WHERE_BOARD if q == "board" else q) for q in places)
             else:
                 f["where"][o][t] = 0
+
+
+def check_whereabouts(where: Dict[str, list], unseen: List[str], n: int, o: int,
+                      path: tuple) -> None:
+    """Seat o's beliefs name only scraps o cannot see, and only places hidden from o."""
+    for letter, places in where.items():
+        if letter not in unseen:
+            fail(path + (letter,), f"seat {o} sees scrap {letter}: it has no whereabouts",
+                 IllegalPositionError)
+        for q in places:
+            if q == o or (q != "board" and q >= n):
+                fail(path + (letter,), f"{q!r} is no hidden place of seat {o} in a {n}-player game",
+                     IllegalPositionError)
 
 
 # ================================================================ views
@@ -961,6 +994,11 @@ def canonical(d: Dict[str, Any]) -> Dict[str, Any]:
         kil["scraps"] = by(lambda x: SCRAP_LETTERS.index(x[0]), kil.get("scraps"))
     for letter, places in out.get("scrap_whereabouts", {}).items():
         out["scrap_whereabouts"][letter] = by(lambda q: (q == "board", str(q)), places)
+    n = out.get("players")
+    if isinstance(out.get("whereabouts_by_seat"), list):
+        out["whereabouts_by_seat"] = [
+            {letter: by(lambda q: (q == "board", str(q)), places) for letter, places in w.items()
+             if not blank_places(places, n, o)} for o, w in enumerate(out["whereabouts_by_seat"])]
     return out
 
 
@@ -974,6 +1012,7 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     d = copy.deepcopy(v)
     for key in ("view", "scrap_whereabouts"):
         del d[key]
+    d["whereabouts_by_seat"] = [v["scrap_whereabouts"] if p == o else {} for p in range(n)]
     place_unseen_scraps(v, d, n, o)
     fill_face_down_choices(d, n, o, phase)
     d["piles"] = piles_of_view(v, n)
@@ -1012,14 +1051,7 @@ def place_unseen_scraps(v: Dict[str, Any], d: Dict[str, Any], n: int, o: int) ->
         seen.append(v["scrap_in_hand"][0])
     unknown = [x for x in SCRAP_LETTERS if x not in seen]
     where = v["scrap_whereabouts"]
-    for letter, places in where.items():
-        path = ("scrap_whereabouts", letter)
-        if letter not in unknown:
-            fail(path, f"seat {o} sees scrap {letter}: it has no whereabouts", IllegalPositionError)
-        for q in places:
-            if q == o or (q != "board" and q >= n):
-                fail(path, f"{q!r} is no hidden place of seat {o} in a {n}-player game",
-                     IllegalPositionError)
+    check_whereabouts(where, unknown, n, o, ("scrap_whereabouts",))
     missing = [x for x in unknown if x not in where]
     if missing:
         fail(("scrap_whereabouts",), f"missing scrap {missing[0]}, which seat {o} cannot see",
