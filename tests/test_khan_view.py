@@ -15,12 +15,11 @@ import random
 import pytest
 
 from engine.games.khan import KhanOfKhans, _view_hashes
-from engine.validation import IllegalPositionError
 from engine.registry import from_view
 from protocol_client import (check_view_and_seed_forms_search_alike,
                              play_from_the_seed_form, play_from_views)
 from search.suggest import suggest
-from game_support import check_a_view_rebuilds_each_seats_world, spread_over_phases
+from game_support import check_a_view_rebuilds_each_seats_world, rebuild_any_seat, spread_over_phases
 
 PHASES = {"main", "blessing", "reveal", "pick"}
 LINEUPS = {
@@ -73,14 +72,7 @@ def sample_positions():
 POSITIONS = sample_positions()
 
 
-def rebuild(view):
-    """The state of any seat's view: from_view for the seat to move (or a finished game);
-    for another seat, from_view's refusal, then the same loader without that rule."""
-    if view["phase"] == "over" or view["view"] == view["to_move"]:
-        return KhanOfKhans.from_view(view)
-    with pytest.raises(IllegalPositionError, match=r"^view: .* is to move"):
-        KhanOfKhans.from_view(copy.deepcopy(view))
-    return KhanOfKhans._from_any_seats_view(view)
+rebuild = rebuild_any_seat(KhanOfKhans)
 
 
 def pid(g):
