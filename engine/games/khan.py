@@ -313,11 +313,28 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
                          f"{token}")
         return "\n".join(lines)
 
-    def narrate(self, before: GameCore, player: int, move: int) -> List[str]:
-        """Lines for a spectator: the move, the card(s) turned over and what they did."""
+    def narrate(self, before: GameCore, player: int, move: int,
+                viewer: Optional[int] = None) -> List[str]:
+        """Lines telling what `player`'s `move` did (self is the state after it, `before` the
+        state before): the move, the card(s) turned over and what they did, the herds and
+        scores. With a `viewer` seat, only what that seat sees (docs/views/khan.md): before the
+        end, a seat other than the Sable Nation is never told the value of a face-down Raid!
+        card, so Sable's herd, corral and score show their face-up part and the number of
+        face-down cards, as its view does."""
         f = self._fields()
+        sable = f["sable"]
+        hide = (viewer is not None and sable >= 0 and viewer != sable
+                and f["phase"] != core.PH_OVER)
         who = f"P{player} ({KHAN_TITLES[f['khan'][player]]})"
-        parts = [event_text(entry, f["sable"]) for entry in f["log"][:f["n_log"]]]
+        if hide and player == sable:
+            # Sable's own events (draws, losses, corrals) are the only ones that touch its
+            # face-down cards; the herd they tell of is the herd before the move
+            b = before._fields()
+            herd = face_down_counts(b["slot"][:b["n_slots"]])[core.LOC_HERD]
+            down = (sum(herd), sum(k * v for k, v in zip(herd, PY_RAID_VALUE)))
+            parts = [event_text(entry, sable, down) for entry in f["log"][:f["n_log"]]]
+        else:
+            parts = [event_text(entry, sable) for entry in f["log"][:f["n_log"]]]
         head = move_head(who, move, before.move_to_text(move))
         lines = [head + (": " + "; ".join(p for p in parts if p) if any(parts) else "")]
         if f["phase"] == core.PH_OVER:
@@ -325,10 +342,21 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
         if f["phase"] == core.PH_BLESS:
             lines.append(f"    {who} decides: keep the blessing or steal at once")
         scores = self.scores()
-        lines.append("    herds: " + "  ".join(
-            f"P{p} {f['herd_val'][p]}" + ("+C" if f["champion"][p] else "")
-            for p in range(f["n"])) + "   scores: " + "  ".join(
-            f"P{p} {scores[p]}" for p in range(f["n"])))
+        herds = [f"P{p} {f['herd_val'][p]}" + ("+C" if f["champion"][p] else "")
+                 for p in range(f["n"])]
+        totals = [f"P{p} {scores[p]}" for p in range(f["n"])]
+        if hide:
+            # as the view tells it: the face-up part, then how many cards are face down
+            hidden = face_down_counts(f["slot"][:f["n_slots"]])
+            cows = [sum(k * v for k, v in zip(row, PY_RAID_VALUE)) for row in hidden]
+            in_herd, in_corral = sum(hidden[core.LOC_HERD]), sum(hidden[core.LOC_CORRAL])
+            herds[sable] = (f"P{sable} {f['herd_val'][sable] - cows[core.LOC_HERD]}"
+                            + ("+C" if f["champion"][sable] else "")
+                            + (f" +{in_herd} face down" if in_herd else ""))
+            face_up = scores[sable] - cows[core.LOC_HERD] - cows[core.LOC_CORRAL]
+            down = in_herd + in_corral
+            totals[sable] = f"P{sable} {face_up}" + (f" +{down} face down" if down else "")
+        lines.append("    herds: " + "  ".join(herds) + "   scores: " + "  ".join(totals))
         return lines
 
 
@@ -560,14 +588,22 @@ def move_head(who: str, move: int, text: str) -> str:
     return f"{who} {text}"
 
 
-def event_text(entry: Sequence[int], sable: int) -> str:
-    """One entry of the core's event log in words ('' for an event not worth telling)."""
+def event_text(entry: Sequence[int], sable: int,
+               face_down: Optional[Tuple[int, int]] = None) -> str:
+    """One entry of the core's event log in words ('' for an event not worth telling).
+    `face_down`: for a seat that does not see the Sable Nation's face-down cards, in a move
+    of the Sable Nation, how many of them its herd held before the move and their cows (the
+    reader is then told only the face-up part); None tells everything."""
     kind, a, c, e = entry
     if kind == core.L_DRAW:
         if e:
+            if face_down is not None:
+                return "a Raid! card, face down (Sable Nation)"
             return f"a Raid! card, face down (Sable Nation; it is a {PY_RAID_VALUE[c]})"
         return TYPE_TITLES[c]
     if kind == core.L_LOSE:
+        if face_down is not None and face_down[0] and e in (1, 2):
+            return _loss_text(a - face_down[1], c, e, face_down[0])
         return _loss_text(a, c, e)
     if kind == core.L_NOEFFECT:
         return "no Raid! card in the herd, no effect"
@@ -581,15 +617,20 @@ def event_text(entry: Sequence[int], sable: int) -> str:
     if kind == core.L_REVEAL:
         return f"{DECK_TITLES[a]} shows {TYPE_TITLES[c]}"
     if kind == core.L_CORRAL:
-        return (f"{a} Raid! card{'s' if a != 1 else ''} ({c} cows) safe"
+        cows = f"{c} cows"
+        if face_down is not None and face_down[0]:
+            cows = _face_down_part(a, face_down[0], c - face_down[1])
+        return (f"{a} Raid! card{'s' if a != 1 else ''} ({cows}) safe"
                 + (", the Tribal Champion is discarded" if e else ""))
     if kind == core.L_KEEP and a:
         return "kept on the Khan card (nobody to steal from)"
     return ""
 
 
-def _loss_text(a: int, count: int, cause: int) -> str:
-    """L_LOSE: a (tier, or cows), count, cause (0 stampede, 1 infighting, 2 magic, 3 bison)."""
+def _loss_text(a: int, count: int, cause: int, face_down: int = 0) -> str:
+    """L_LOSE: a (tier, or cows), count, cause (0 stampede, 1 infighting, 2 magic, 3 bison).
+    `face_down`: of a whole herd lost, the cards face down to the reader (a is then the cows
+    of the others)."""
     if cause in (0, 3):
         if a < 0:
             return "a second Tribal Champion: both discarded, no Raid! card to lose (Resolute)"
@@ -600,10 +641,20 @@ def _loss_text(a: int, count: int, cause: int) -> str:
     parts = ["a second Tribal Champion: infighting, both champions"] if cause == 1 else []
     if count == 0:
         parts.append("no Raid! card in the herd to lose")
+    elif face_down:
+        parts.append(f"loses the whole herd ({count} Raid! card{'s' if count != 1 else ''}"
+                     f", {_face_down_part(count, face_down, a)})")
     else:
         parts.append(f"loses the whole herd ({count} Raid! card{'s' if count != 1 else ''}"
                      f", {a} cows)")
     return "; ".join(parts)
+
+
+def _face_down_part(count: int, face_down: int, face_up_cows: int) -> str:
+    """Cards of the Sable Nation, some face down, as a seat that cannot see those is told."""
+    if face_down == count:
+        return "face down" if count == 1 else "all face down"
+    return f"{face_down} face down, {face_up_cows} cows face up"
 
 
 # ================================================================ invariant checks

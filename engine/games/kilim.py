@@ -735,8 +735,12 @@ class Kilim(CheckedGame, KilimCore):
             lines.extend("      " + row for row in self.kilim_picture(p))
         return "\n".join(lines)
 
-    def narrate(self, before: GameCore, player: int, move: int) -> List[str]:
-        """What `player`'s `move` did, for a spectator (self is the state after it)."""
+    def narrate(self, before: GameCore, player: int, move: int,
+                viewer: Optional[int] = None) -> List[str]:
+        """What `player`'s `move` did (self is the state after it, `before` the state before):
+        for a spectator (viewer None) everything, else only what seat `viewer` sees
+        (docs/views/kilim.md): a card or Gold card chosen face down is told only as a choice
+        until the reveal, and the scrap the Scrap Bag winner keeps only to that winner."""
         b = before._fields()
         kind = move >> core.KSHIFT
         text = move_text(move, b["pl_a"], b["pl_b"])
@@ -760,11 +764,13 @@ class Kilim(CheckedGame, KilimCore):
         f = self._fields()
         for i in range(max(b["n_ev"], f["n_ev"] - core.N_RING), f["n_ev"]):
             e = f["ring"][i % core.N_RING]
-            lines.extend(self.event_text(e["kind"], e["p"], e["a"], e["b"]))
+            lines.extend(self.event_text(e["kind"], e["p"], e["a"], e["b"], viewer))
         return lines
 
-    def event_text(self, kind: int, p: int, a: int, b: int) -> List[str]:
-        """The spectator's lines for one event of the rules' log."""
+    def event_text(self, kind: int, p: int, a: int, b: int,
+                   viewer: Optional[int] = None) -> List[str]:
+        """The lines for one event of the rules' log: a spectator's (viewer None), or what
+        seat `viewer` may be told of it."""
         if kind == core.N_REVEAL:
             return [f"day {b + 1}: domino {domino_text(a)} is revealed"]
         if kind == core.N_CARD:
@@ -784,6 +790,8 @@ class Kilim(CheckedGame, KilimCore):
         if kind == core.N_ARTWIN:
             return [f"  artisan: {f'P{p} calls the Artisan' if p >= 0 else 'nobody calls the Artisan'}"]
         if kind == core.N_SCRAPPICK:
+            if viewer is not None and viewer != p:
+                return []                  # kept face down: the others learn only that it took one
             return [f"  (P{p} keeps scrap {SCRAP_LETTERS[a]})"]
         if kind == core.N_DAYEND:
             return [f"end of day {a + 1}: cards and Artisan tokens come back"]

@@ -359,11 +359,16 @@ class Taschkent(CheckedGame, TaschkentCore):
         """The position as text (everything, or what `viewer` sees)."""
         return render(self.to_json(viewer))
 
-    def narrate(self, before: GameCore, player: int, move: int) -> List[str]:
-        """Lines for a spectator: what `player`'s `move` did, then the automatic events."""
+    def narrate(self, before: GameCore, player: int, move: int,
+                viewer: Optional[int] = None) -> List[str]:
+        """Lines telling what `player`'s `move` did, then the automatic events: everything for
+        a spectator (viewer None), else only what seat `viewer` sees (docs/views/taschkent.md).
+        No line names an action card in a hand (a draw is told as a draw); at the end, a
+        Tugrik total that counts another seat's unplayed 3/5 cards is told only when the
+        viewer can work it out (the cards stay in the hands: the view never shows them)."""
         lines = [f"P{player} " + describe(before._fields(), self._fields(), player, move)]
         for kind, a, b, c in self.last_events():
-            text = event_text(kind, a, b, c, self)
+            text = event_text(kind, a, b, c, self, viewer)
             if text:
                 lines.append("  " + text)
         return lines
@@ -912,8 +917,22 @@ def describe_sale(b: Dict[str, Any], a: Dict[str, Any], p: int, x: int) -> str:
             f"{hut_name((x >> 2) & 31)}: {earned}; {post}")
 
 
-def event_text(kind: int, a: int, b: int, c: int, g: Taschkent) -> str:
-    """A spectator's line for one automatic event of the log (cext LG_* kinds)."""
+def totals_known(g: Taschkent, viewer: Optional[int]) -> List[bool]:
+    """Whether `viewer` (None: a spectator) knows each seat's final Tugrik, which counts the
+    unplayed 3/5 cards: its own, and those of a seat whose hand holds no 3/5 card it cannot
+    rule out (an empty hand, or every 3/5 card is played or in the viewer's hand)."""
+    f = g._fields()
+    n = f["n"]
+    if viewer is None:
+        return [True] * n
+    unknown35 = ACTION_DECK_COUNT - f["played"][core.AC_35] - f["hand"][viewer][core.AC_35]
+    return [p == viewer or unknown35 == 0 or n_cards(f, p) == 0 for p in range(n)]
+
+
+def event_text(kind: int, a: int, b: int, c: int, g: Taschkent,
+               viewer: Optional[int] = None) -> str:
+    """A line for one automatic event of the log (cext LG_* kinds): a spectator's (viewer
+    None), or what seat `viewer` may be told of it."""
     if kind == core.LG_DIE_ROUND:
         need = core.ROUND3_MIN if b == 3 else core.ROUND4_MIN
         return f"die {a}: " + (f"action round {b} follows" if a >= need else "trading round follows")
@@ -945,11 +964,20 @@ def event_text(kind: int, a: int, b: int, c: int, g: Taschkent) -> str:
     if kind == core.LG_LAST_CARD:
         return "the last trading card is taken: the game ends after this trading round"
     if kind == core.LG_STEAL:
+        if c == 0 and not all(totals_known(g, viewer)):
+            return ""           # nothing moves: who is richer stays as hidden as the totals
         return f"P{a} (richer) draws {c} card{'s' if c != 1 else ''} blindly from P{b}"
     if kind == core.LG_OVER:
         totals, out, points = g.tugrik_totals(), g.eliminated_players(), g.scores()
-        text = "game over: Tugrik " + " ".join(f"P{p}={t}" for p, t in enumerate(totals))
-        if out:
-            text += "; out (poorest): " + ", ".join(f"P{p}" for p in out)
+        known = totals_known(g, viewer)
+        if all(known):
+            text = "game over: Tugrik " + " ".join(f"P{p}={t}" for p, t in enumerate(totals))
+            if out:
+                text += "; out (poorest): " + ", ".join(f"P{p}" for p in out)
+        else:                   # who is out follows from the hidden totals: not told
+            tugrik = g._fields()["tugrik"]
+            text = ("game over: Tugrik " + " ".join(
+                f"P{p}={t}" if known[p] else f"P{p}={tugrik[p]}+?" for p, t in enumerate(totals))
+                + " (+?: 5 for each unplayed 3/5 card in the hand)")
         return text + "; card points " + " ".join(f"P{p}={v}" for p, v in enumerate(points))
     return ""
