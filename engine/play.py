@@ -78,11 +78,8 @@ class Table:
 
 
 def _narration(after: GameCore, before: GameCore, seat: int, move: int, viewer: int) -> List[str]:
-    """What `viewer` may be told of `seat`'s move."""
-    try:
-        return list(after.narrate(before, seat, move, viewer=viewer))
-    except TypeError:              # a game whose narration has no viewer form tells nothing hidden
-        return [f"P{seat} moved"] if seat != viewer else []
+    """What `viewer` may be told of `seat`'s move (every game's narrate takes a viewer)."""
+    return list(after.narrate(before, seat, move, viewer=viewer))
 
 
 def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
