@@ -71,7 +71,7 @@ def parse_json(text: Any, what: str = "position") -> Any:
 
 def check_json(value: Any, what: str = "position") -> None:
     """ViewError unless `value` is a JSON object of bounded size and depth made only of JSON
-    values (dicts with string keys, lists, strings, finite numbers, booleans, None).
+    values (dicts with string keys, lists, strings, whole numbers, booleans, None).
 
     Iterative, so a value nested a million deep is refused without recursing."""
     if not isinstance(value, dict):
@@ -96,8 +96,10 @@ def check_json(value: Any, what: str = "position") -> None:
             if len(x) > MAX_STRING:
                 fail(path, f"a string of {len(x):,} characters (at most {MAX_STRING:,})")
         elif isinstance(x, float):
-            if not math.isfinite(x):
-                fail(path, f"{x!r} is not a JSON number")
+            # No format has a fractional number, and JSON Schema's `enum` and `const` would
+            # take 1.0 for 1: refused here, every number reaches the games as an int.
+            fail(path, f"{x!r}: numbers are whole numbers here" if math.isfinite(x)
+                 else f"{x!r} is not a JSON number")
         elif not (x is None or isinstance(x, (bool, int))):
             fail(path, f"{type(x).__name__} is not a JSON value")
 

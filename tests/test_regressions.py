@@ -80,3 +80,19 @@ def test_a_broken_view_through_the_protocol_is_an_error_line(name):
     assert any(line.startswith("info string error") for line in out), out
     assert "readyok" in out
     assert any(line.startswith("legal play-") for line in out), out   # the engine goes on
+
+
+def test_a_fractional_number_is_refused_even_where_a_schema_enum_would_take_it():
+    """Found by the loader fuzzer: JSON Schema's enum takes 1.0 for 1, and a Kilim seat's
+    scrap whereabouts then reached a bit shift as a float (TypeError)."""
+    from engine.registry import new_game
+
+    g = new_game("kilim", 3, 4)
+    d = g.to_json()
+    d["whereabouts_by_seat"][0] = {"A": [1.0, "board"]}
+    with pytest.raises(ValueError, match=r"whereabouts_by_seat\[0\]\.A\[0\]: 1.0: numbers are whole"):
+        from_json(d)
+    v = g.to_json(view=g.to_move)
+    v["turn"] = float(v["turn"])                      # a whole number written as a float
+    with pytest.raises(ValueError, match=r"^turn: .*numbers are whole"):
+        from_view(v)
