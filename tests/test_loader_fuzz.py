@@ -8,13 +8,16 @@ import pytest
 from engine.registry import GAMES
 from loader_fuzz import run_campaign
 
+# A longer campaign: CARAVAN_FUZZ_MUTANTS=10000 CARAVAN_FUZZ_SECONDS=900 CARAVAN_FUZZ_SEED=2026
+#   .venv/bin/pytest tests/test_loader_fuzz.py -s
 MUTANTS = int(os.environ.get("CARAVAN_FUZZ_MUTANTS", "3000"))
 SECONDS = float(os.environ.get("CARAVAN_FUZZ_SECONDS", "40"))
+SEED = int(os.environ.get("CARAVAN_FUZZ_SEED", "12"))
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_mutated_states_and_views_are_refused_or_playable(game, tmp_path):
-    c = run_campaign(game, seed=12, mutants=MUTANTS, seconds=SECONDS, save_dir=tmp_path)
-    print(f"{game}: {c.sent} mutants, {c.accepted} accepted, {c.refused} refused")
+    c = run_campaign(game, seed=SEED, mutants=MUTANTS, seconds=SECONDS, save_dir=tmp_path)
+    print(f"{game} (seed {SEED}): {c.sent} mutants, {c.accepted} accepted, {c.refused} refused")
     assert not c.findings, "\n".join(c.findings)
     assert c.sent >= 200 and c.refused > 0
