@@ -98,8 +98,8 @@ def check_json(value: Any, what: str = "position") -> None:
         elif isinstance(x, float):
             # No format has a fractional number, and JSON Schema's `enum` and `const` would
             # take 1.0 for 1: refused here, every number reaches the games as an int.
-            fail(path, f"{x!r}: numbers are whole numbers here" if math.isfinite(x)
-                 else f"{x!r} is not a JSON number")
+            fail(path, f"expected an integer, got number {x!r} (numbers are whole numbers here)"
+                 if math.isfinite(x) else f"{x!r} is not a JSON number")
         elif not (x is None or isinstance(x, (bool, int))):
             fail(path, f"{type(x).__name__} is not a JSON value")
 
