@@ -18,14 +18,17 @@ class CheckedGame:
     """Mixin of a game's Python half (put it before the C core among the bases).
 
     A game sets SCHEMA, TITLE, DERIVED (and SEAT_LISTS if it has more lists with one item per
-    seat) and implements `_write_fields`, `_full_state_of_view` and `_canonical`, and where it
-    needs them `_adopt_view` and `_check_setting`."""
+    seat), CODEC (its module, which provides `write_fields(fields, d)`: the C fields from a
+    schema-valid full state; `full_state_of_view(v)`: a full state that fits a view; and
+    `canonical(d)`: set-like lists in the order to_json writes them), and where it needs them
+    `_adopt_view` and `_check_setting`."""
 
     SCHEMA: str = ""                      # the view's schema; SCHEMA + ".state" the full state's
     TITLE: str = ""
     DERIVED: FrozenSet[str] = frozenset()  # keys a client may leave out: recomputed, checked
     DEFAULTED: FrozenSet[str] = frozenset({"seed"})  # full-state keys with a documented default
     SEAT_LISTS: Tuple[str, ...] = ("player_state",)
+    CODEC: Any = None                      # the game's module: write_fields, full_state_of_view, canonical
 
     # ------------------------------------------------------------ the doors
     @classmethod
@@ -63,7 +66,7 @@ class CheckedGame:
         cls._check_seats(v)
         if v["view"] >= v["players"]:
             fail(("view",), f"there is no seat {v['view']} in a {v['players']}-player game")
-        d = cls._full_state_of_view(v)
+        d = cls.CODEC.full_state_of_view(v)
         check_schema(d, cls.SCHEMA + ".state", f"{cls.TITLE} state")   # the filled-in state
         st = cls._build(d)
         st._adopt_view(v)
@@ -78,7 +81,7 @@ class CheckedGame:
         cls._check_setting(d)
         st = cls(d["players"], d.get("seed", 0))
         fields = st._fields()
-        cls._write_fields(fields, d)
+        cls.CODEC.write_fields(fields, d)
         try:
             st._set_fields(fields)
         except (TypeError, ValueError, OverflowError, IndexError, KeyError) as e:
@@ -100,26 +103,12 @@ class CheckedGame:
         """Every field given must be what the loaded position writes back: catches derived
         fields that disagree and anything the loader would otherwise drop."""
         optional = self.DERIVED if view is not None else self.DERIVED | self.DEFAULTED
-        diff = first_difference(self._canonical(given), self.to_json(view), optional=optional)
+        diff = first_difference(self.CODEC.canonical(given), self.to_json(view),
+                                optional=optional)
         if diff:
             raise IllegalPositionError(diff)
 
     # ------------------------------------------------------------ what each game provides
-    @classmethod
-    def _write_fields(cls, fields: Dict[str, Any], d: Dict[str, Any]) -> None:
-        """Fill the C fields (those of a fresh deal) from a schema-valid full-state dict."""
-        raise NotImplementedError
-
-    @classmethod
-    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
-        """A full-state dict that fits the view (the viewer's seat exists, the seat lists fit)."""
-        raise NotImplementedError
-
-    @staticmethod
-    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
-        """`d` with its set-like lists in the order to_json writes them."""
-        return d
-
     @classmethod
     def _check_setting(cls, d: Dict[str, Any]) -> None:
         """Checks of the game's setting before its fields are built (default: none)."""

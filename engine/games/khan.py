@@ -9,6 +9,7 @@ then decides whether the result is a position of Khan of Khans before any rule r
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from cext import khan as core
@@ -154,6 +155,7 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
     SCHEMA, TITLE = "khan", "Khan of Khans"
+    CODEC = sys.modules[__name__]      # write_fields, full_state_of_view, canonical below
     DERIVED = DERIVED
     SEAT_LISTS = ("khans", "player_state")
 
@@ -238,18 +240,6 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
         return out
 
     # ------------------------------------------------------------ reading JSON
-    @classmethod
-    def _write_fields(cls, fields: Dict[str, Any], d: Dict[str, Any]) -> None:
-        write_fields(fields, d)
-
-    @classmethod
-    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
-        return full_state_of_view(v)
-
-    @staticmethod
-    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
-        return canonical(d)
-
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """The seat's information hashes and the chance generator, from its view alone (a view
         has no history): everything else the seat knows is in the state itself."""

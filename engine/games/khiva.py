@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import sys
 from typing import Any, Dict, List, Optional
 
 from cext import khiva as core
@@ -173,6 +174,7 @@ class Khiva(CheckedGame, KhivaCore):
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
     SCHEMA, TITLE = "khiva", "Khiva"
+    CODEC = sys.modules[__name__]      # write_fields, full_state_of_view, canonical below
     DERIVED = DERIVED
     SEAT_LISTS = ("player_state", "whereabouts_by_seat")
     DEFAULTED = frozenset({"seed", "whereabouts_by_seat"})   # default: nothing learned yet
@@ -257,70 +259,6 @@ class Khiva(CheckedGame, KhivaCore):
         return known
 
     # ------------------------------------------------------------ reading JSON
-    @classmethod
-    def _write_fields(cls, f: Dict[str, Any], d: Dict[str, Any]) -> None:
-        """Fill the C fields `f` (those of a fresh deal) from the full-state dict `d`."""
-        n = d["players"]
-        phase = PHASE_OF[d["phase"]]
-        f["phase"] = phase
-        f["actor"] = d["to_move"]
-        f["turn"] = d["turn"]
-        f["deal_round"] = turn_shape(n, d["turn"], phase)["deal"]
-        for c, cam in enumerate(d["camels"]):
-            f["camel_pos"][c] = parse_pos(cam["at"], n, ("camels", c, "at"))
-            f["camel_teapot"][c] = cam["teapot"]
-        f["discard"] = cards_mask(d["discard"])
-        f["aside_up"] = cards_mask(d["aside_up"])
-        f["aside_down"] = cards_mask(d["aside_down"])
-        f["n_teapots"] = len(d["teapot_pile"])
-        f["teapots"] = d["teapot_pile"] + [0] * (core.N_TEAPOTS - len(d["teapot_pile"]))
-        f["n_carpets"] = len(d["carpet_pile"])
-        f["carpets"] = ([parse_carpet(t) for t in d["carpet_pile"]]
-                        + [0] * (core.N_CARPETS - len(d["carpet_pile"])))
-        f["n_salt"] = len(d["salt_pile"])
-        for p, ps in enumerate(d["player_state"]):
-            f["hand"][p] = cards_mask(ps["hand"])
-            f["sel_play"][p] = cards_mask(ps["chosen_play"])
-            f["sel_give"][p] = cards_mask(ps["chosen_give"])
-            f["played"][p] = cards_mask(ps["played"])
-            f["gems"][p] = ps["gems"]
-            f["teapot_count"][p] = ps["teapots"]
-            f["teapot_points"][p] = ps["teapot_points"]
-            f["salt_points"][p] = ps["salt_points"]
-            f["salt_best"][p] = ps["salt_best"]
-            f["carpets_held"][p] = carpets_mask(ps["carpets_held"])
-            f["carpets_scored"][p] = carpets_mask(ps["carpets_delivered"])
-        f["gem_supply"] = core.GEM_SUPPLY - sum(ps["gems"] for ps in d["player_state"])
-        f["end_triggered"] = int(not (f["n_teapots"] and f["n_carpets"] and f["n_salt"]))
-        if "pending" in d and phase in (core.PH_BOOST, core.PH_SHOP4):
-            f["act_player"] = d["pending"]["player"]
-            f["act_card"] = parse_card(d["pending"]["card"])
-            f["act_camel"] = COLOUR_NAMES.index(d["pending"]["camel"])
-            f["act_stage"] = core.ST_MOVE if phase == core.PH_BOOST else core.ST_NEXT
-        elif phase in (core.PH_BOOST, core.PH_SHOP4):
-            fail(("pending",), f"missing: phase {d['phase']} waits for a pending activation")
-        elif "pending" in d:
-            fail(("pending",), f"there is no pending activation in phase {d['phase']}")
-        f["n_log"] = 0
-        # What each seat learned about the cards it cannot see (anything not listed: anywhere).
-        f["where"] = [[all_places(n, o)] * core.N_CARDS for o in range(n)] + \
-            [[0] * core.N_CARDS] * (5 - n)
-        public = f["discard"] | f["aside_up"]
-        for o, known in enumerate(d.get("whereabouts_by_seat", [{}] * n)):
-            own = f["hand"][o] | f["sel_play"][o] | f["sel_give"][o]
-            for card, places in allowed_places(n, o, own | public, known,
-                                               ("whereabouts_by_seat", o)).items():
-                f["where"][o][parse_card(card)] = sum(
-                    1 << (core.ASIDE_LOC if q == "aside" else q) for q in places)
-
-    @classmethod
-    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
-        return full_state_of_view(v)
-
-    @staticmethod
-    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
-        return canonical(d)
-
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """Information hashes of seat o as the view gives them (no history)."""
         f = self._fields()
@@ -432,6 +370,63 @@ class Khiva(CheckedGame, KhivaCore):
         if self.phase in ("choose", "over"):
             lines.append("    scores: " + "  ".join(f"P{p} {v}" for p, v in enumerate(self.scores())))
         return lines
+
+
+# ================================================================ JSON -> C fields
+def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
+    """Fill the C fields `f` (those of a fresh deal) from the full-state dict `d`."""
+    n = d["players"]
+    phase = PHASE_OF[d["phase"]]
+    f["phase"] = phase
+    f["actor"] = d["to_move"]
+    f["turn"] = d["turn"]
+    f["deal_round"] = turn_shape(n, d["turn"], phase)["deal"]
+    for c, cam in enumerate(d["camels"]):
+        f["camel_pos"][c] = parse_pos(cam["at"], n, ("camels", c, "at"))
+        f["camel_teapot"][c] = cam["teapot"]
+    f["discard"] = cards_mask(d["discard"])
+    f["aside_up"] = cards_mask(d["aside_up"])
+    f["aside_down"] = cards_mask(d["aside_down"])
+    f["n_teapots"] = len(d["teapot_pile"])
+    f["teapots"] = d["teapot_pile"] + [0] * (core.N_TEAPOTS - len(d["teapot_pile"]))
+    f["n_carpets"] = len(d["carpet_pile"])
+    f["carpets"] = ([parse_carpet(t) for t in d["carpet_pile"]]
+                    + [0] * (core.N_CARPETS - len(d["carpet_pile"])))
+    f["n_salt"] = len(d["salt_pile"])
+    for p, ps in enumerate(d["player_state"]):
+        f["hand"][p] = cards_mask(ps["hand"])
+        f["sel_play"][p] = cards_mask(ps["chosen_play"])
+        f["sel_give"][p] = cards_mask(ps["chosen_give"])
+        f["played"][p] = cards_mask(ps["played"])
+        f["gems"][p] = ps["gems"]
+        f["teapot_count"][p] = ps["teapots"]
+        f["teapot_points"][p] = ps["teapot_points"]
+        f["salt_points"][p] = ps["salt_points"]
+        f["salt_best"][p] = ps["salt_best"]
+        f["carpets_held"][p] = carpets_mask(ps["carpets_held"])
+        f["carpets_scored"][p] = carpets_mask(ps["carpets_delivered"])
+    f["gem_supply"] = core.GEM_SUPPLY - sum(ps["gems"] for ps in d["player_state"])
+    f["end_triggered"] = int(not (f["n_teapots"] and f["n_carpets"] and f["n_salt"]))
+    if "pending" in d and phase in (core.PH_BOOST, core.PH_SHOP4):
+        f["act_player"] = d["pending"]["player"]
+        f["act_card"] = parse_card(d["pending"]["card"])
+        f["act_camel"] = COLOUR_NAMES.index(d["pending"]["camel"])
+        f["act_stage"] = core.ST_MOVE if phase == core.PH_BOOST else core.ST_NEXT
+    elif phase in (core.PH_BOOST, core.PH_SHOP4):
+        fail(("pending",), f"missing: phase {d['phase']} waits for a pending activation")
+    elif "pending" in d:
+        fail(("pending",), f"there is no pending activation in phase {d['phase']}")
+    f["n_log"] = 0
+    # What each seat learned about the cards it cannot see (anything not listed: anywhere).
+    f["where"] = [[all_places(n, o)] * core.N_CARDS for o in range(n)] + \
+        [[0] * core.N_CARDS] * (5 - n)
+    public = f["discard"] | f["aside_up"]
+    for o, known in enumerate(d.get("whereabouts_by_seat", [{}] * n)):
+        own = f["hand"][o] | f["sel_play"][o] | f["sel_give"][o]
+        for card, places in allowed_places(n, o, own | public, known,
+                                           ("whereabouts_by_seat", o)).items():
+            f["where"][o][parse_card(card)] = sum(
+                1 << (core.ASIDE_LOC if q == "aside" else q) for q in places)
 
 
 # ================================================================ views

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import sys
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -488,6 +489,7 @@ class Kilim(CheckedGame, KilimCore):
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
     SCHEMA, TITLE = "kilim", "Kilim"
+    CODEC = sys.modules[__name__]      # write_fields, full_state_of_view, canonical below
     DERIVED = DERIVED
     SEAT_LISTS = ("player_state", "whereabouts_by_seat")
     DEFAULTED = frozenset({"seed", "whereabouts_by_seat"})   # default: nothing learned yet
@@ -652,18 +654,6 @@ class Kilim(CheckedGame, KilimCore):
         return out
 
     # ------------------------------------------------------------ reading JSON
-    @classmethod
-    def _write_fields(cls, fields: Dict[str, Any], d: Dict[str, Any]) -> None:
-        write_fields(fields, d)
-
-    @classmethod
-    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
-        return full_state_of_view(v)
-
-    @staticmethod
-    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
-        return canonical(d)
-
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """Seat o's scrap knowledge and information hashes as the view gives them (no
         history); the other seats' knowledge stays as the loader set it (a search redraws it)."""

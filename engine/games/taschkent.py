@@ -10,6 +10,7 @@ runs on it. docs/views/taschkent.md lists what is checked.
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from cext import taschkent as core
@@ -187,6 +188,7 @@ class Taschkent(CheckedGame, TaschkentCore):
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
     SCHEMA, TITLE = "taschkent", "Taschkent"
+    CODEC = sys.modules[__name__]      # write_fields, full_state_of_view, canonical below
     DERIVED = DERIVED
 
     @property
@@ -289,18 +291,6 @@ class Taschkent(CheckedGame, TaschkentCore):
         return out
 
     # ------------------------------------------------------------ reading JSON
-    @classmethod
-    def _write_fields(cls, fields: Dict[str, Any], d: Dict[str, Any]) -> None:
-        write_fields(fields, d)
-
-    @classmethod
-    def _full_state_of_view(cls, v: Dict[str, Any]) -> Dict[str, Any]:
-        return full_state_of_view(v)
-
-    @staticmethod
-    def _canonical(d: Dict[str, Any]) -> Dict[str, Any]:
-        return canonical(d)
-
     @classmethod
     def _check_setting(cls, d: Dict[str, Any]) -> None:
         check_keys_of_the_setting(d, d["players"])
