@@ -53,3 +53,4 @@ cdef class GameCore:
     cdef int playout_move(self, Rng* rng) noexcept
         # the move the search's playouts take (default: random_move); a game may bias it
         # towards sensible play, as long as it stays cheap and uses only this state and rng
+    cdef long long _perft(self, int depth)

@@ -166,6 +166,30 @@ cdef class GameCore:
             raise ValueError(f"unknown key mode {mode!r} (so or mo)")
         return self.node_key(player, observer, KEY_MODES[mode])
 
+    def perft(self, int depth) -> int:
+        """The number of move sequences of `depth` moves from here (a line that ends the game
+        sooner counts once). Chance is part of each move, so the count is a fixed number per
+        position: a check of the move generator, as chess engines use perft."""
+        if not 0 <= depth <= 12:
+            raise ValueError(f"perft depth must be between 0 and 12, not {depth}")
+        return self._perft(depth)
+
+    cdef long long _perft(self, int depth):
+        cdef int buf[MAX_MOVES]
+        cdef int n, i
+        cdef long long total = 0
+        if depth == 0 or self.current() < 0:
+            return 1
+        n = self.gen_moves(buf)
+        if depth == 1:
+            return n
+        cdef GameCore child = self.new_empty()
+        for i in range(n):
+            self.copy_to(child)
+            child.do_move(buf[i])
+            total += child._perft(depth - 1)
+        return total
+
     def determinized(self, int observer, seed: int) -> "GameCore":
         """A copy in which everything `observer` cannot see is resampled from `seed`."""
         self._check_player(observer)
