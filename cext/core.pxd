@@ -7,17 +7,58 @@ from cext.infohash cimport InfoHash
 cdef enum:
     MAX_PLAYERS = 5
     MAX_MOVES = 4096     # size of a move buffer: no position of any game has more legal moves
+    LOG_SIZE = 32        # narration entries kept; no single move writes more (conformance check)
+
+# ---------------------------------------------------------------- the game-module contract
+# Every game is one module cext/<game>.pyx whose sections come in this order, with these
+# banners, so that the four rule files read alike:
+#
+#   component table   the rulebook's numbers (cards, tiles, tracks), in one place, each cited
+#   moves and phases  phases, move kinds (cext/moves.pxd) with named argument accessors, and
+#                     the LOG_* kinds of the narration log
+#   state             the struct <Game>State: StateHead's fields first, then the game's
+#   set-up            the core class <Game>Core: its class attributes (name, title, player
+#                     counts, options), __init__ and the deal
+#   move generation   gen_moves (ascending), random_move, playout_move
+#   playing a move    do_move and the rule steps it runs, then end_turn
+#   scoring           score(p), rank_key(p) and, if scoring shares work between players, tally()
+#   information       knowledge, information events, resample (determinization)
+#   copying           raw_state / raw_size
+#   the bridge        _fields / _set_fields: the C state to and from Python values
+#
+# Each core's class attributes: name (registry key), title, aliases, min_players,
+# max_players, default_players and options ({name: help}); the registry is built from them.
+
+cdef struct LogEntry:
+    # One thing that happened, for narration: a game's LOG_* kind, the player it concerns
+    # (-1 for none) and up to three numbers whose meaning the kind gives.
+    int kind, player, a, b, c
+
+cdef struct EventLog:
+    unsigned int count           # entries written since the deal: the ring keeps the last LOG_SIZE
+    LogEntry ring[LOG_SIZE]
+
+cdef inline void log_event(EventLog* log, int kind, int player, int a, int b, int c) noexcept nogil:
+    cdef LogEntry* e = &log.ring[log.count % LOG_SIZE]
+    e.kind = kind
+    e.player = player
+    e.a = a
+    e.b = b
+    e.c = c
+    log.count += 1
 
 cdef struct StateHead:
     # The first fields of every game's state struct, in this order (as CPython's objects
-    # share PyObject_HEAD), so the base type keeps the tracking flag and the information
-    # hashes for all games. Each game checks its layout at import with head_fits.
+    # share PyObject_HEAD), so the base type keeps the tracking flag, the information hashes
+    # and the narration log for all games. Each game checks its layout at import with head_fits.
     bint tracking
     InfoHash ih
+    EventLog log
 
-cdef inline bint head_fits(void* state, bint* tracking, InfoHash* ih) noexcept:
+cdef inline bint head_fits(void* state, bint* tracking, InfoHash* ih, EventLog* log) noexcept:
     return (<void*>tracking == <void*>&(<StateHead*>state).tracking
-            and <void*>ih == <void*>&(<StateHead*>state).ih)
+            and <void*>ih == <void*>&(<StateHead*>state).ih
+            and <void*>log == <void*>&(<StateHead*>state).log)
 
 cdef class GameCore:
     cdef readonly int n_players
@@ -34,8 +75,17 @@ cdef class GameCore:
         # apply a legal move (not checked: the Python `apply` checks) and every chance event after it
     cdef void copy_to(self, GameCore dst) noexcept
         # overwrite dst (a state of the same game) with this state
+    cdef void tally(self) noexcept
+        # work that every player's score shares (a game whose scores depend on each other);
+        # the base calls it before score() and rank_key(); default: nothing
+    cdef int score(self, int p) noexcept
+        # p's points now, as the rulebook counts them
+    cdef long long rank_key(self, int p) noexcept
+        # p's final standing with every tie-break folded in: higher is better, equal keys tie
     cdef void get_rewards(self, double* out) noexcept
-        # per-player reward in [0, 1] at the end of the game (win share after all tie-breaks)
+        # per-player reward in [0, 1] at the end (the win share, from rank_key): the base's
+    cdef void get_scores(self, double* out) noexcept
+        # per-player score() now: the base's
     cdef uint64_t node_key(self, int player, int observer, int mode) noexcept
         # information-set key for `player` deciding, in a search for `observer` (KEY_SO / KEY_MO)
     cdef void resample(self, int observer, Rng* rng) noexcept
@@ -45,8 +95,6 @@ cdef class GameCore:
         # keep information hashes and knowledge up to date (off in random playouts)
     cdef GameCore new_empty(self)
         # a fresh state object of the same game, to copy into
-    cdef void get_scores(self, double* out) noexcept
-        # per-player raw scores (points) now; the default calls the Python scores()
     cdef void* raw_state(self) noexcept
         # the game's C state struct (plain data, no pointers), for pickling between processes
     cdef size_t raw_size(self) noexcept

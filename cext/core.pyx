@@ -6,8 +6,30 @@ line, the agents, the tests) uses the checked methods below, which never leave a
 half-changed: an illegal move raises ValueError before anything is touched.
 """
 from libc.string cimport memcpy
+from cext.bits cimport win_shares
 from cext.rng cimport Rng, rng_seed, rng_below
 from cext.infohash cimport KEY_SO, KEY_MO, ih_key
+from cext cimport moves
+
+KIND_SHIFT = moves.MOVE_KIND_SHIFT
+ARG_MASK = moves.MOVE_ARG_MASK
+
+
+def make_move(int kind, int arg) -> int:
+    """The move of `kind` with argument `arg` (see cext/moves.pxd)."""
+    if not 0 <= kind < 128 or not 0 <= arg <= ARG_MASK:
+        raise ValueError(f"no move has kind {kind} and argument {arg}")
+    return moves.make_move(kind, arg)
+
+
+def move_kind(int move) -> int:
+    """The kind of a move (a game's MV_* constant)."""
+    return moves.move_kind(move)
+
+
+def move_arg(int move) -> int:
+    """The argument of a move (what the kind acts on)."""
+    return moves.move_arg(move)
 
 KEY_MODES = {"so": KEY_SO, "mo": KEY_MO}
 
@@ -19,13 +41,25 @@ class IllegalMoveError(ValueError):
 cdef class GameCore:
     """Base of every game state. Subclasses implement the cdef interface.
 
-    Each game also provides, in Python: a class attribute `game` (its registry name),
-    `__init__(players, seed, **options)`, `move_to_text`, `scores`, `ranking`,
-    `to_json(view=None)`, `from_json`, `render(viewer=None)`, `check_invariants` and
-    optionally `narrate` (lines for a spectator after a move).
+    Each core sets the class attributes below (the registry is built from them) and
+    implements the cdef interface of core.pxd; the base derives rewards, scores and the
+    ranking from its score() and rank_key(). Each game's Python half (engine/games/) adds
+    `move_to_text`, `to_json(view=None)`, `from_json`, `from_view`, `render(viewer=None)`,
+    `check_invariants` and `narrate`.
     """
 
-    game = "?"
+    name = "?"                  # the registry key
+    title = "?"                 # as the rulebook writes it
+    aliases = ()                # other names the registry accepts
+    min_players = 2
+    max_players = 5
+    default_players = 2
+    options = {}                # option name -> help text (beyond players and seed)
+
+    @property
+    def game(self) -> str:
+        """The game's registry name."""
+        return self.name
 
     cdef int current(self) noexcept:
         return -1
@@ -47,8 +81,29 @@ cdef class GameCore:
         dst.n_players = self.n_players
         dst.seed = self.seed
 
-    cdef void get_rewards(self, double* out) noexcept:
+    # ---------------------------------------------------------------- scoring (derived)
+    cdef void tally(self) noexcept:
         pass
+
+    cdef int score(self, int p) noexcept:
+        return 0
+
+    cdef long long rank_key(self, int p) noexcept:
+        return self.score(p)
+
+    cdef void get_rewards(self, double* out) noexcept:
+        cdef long long keys[MAX_PLAYERS]
+        cdef int p
+        self.tally()
+        for p in range(self.n_players):
+            keys[p] = self.rank_key(p)
+        win_shares(keys, self.n_players, out)
+
+    cdef void get_scores(self, double* out) noexcept:
+        cdef int p
+        self.tally()
+        for p in range(self.n_players):
+            out[p] = self.score(p)
 
     cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
         cdef StateHead* head = <StateHead*>self.raw_state()
@@ -83,16 +138,6 @@ cdef class GameCore:
             raise TypeError(f"{type(self).__name__} states cannot be pickled")
         return (_restore, (type(self), self.n_players, self.seed,
                            (<char*>self.raw_state())[:self.raw_size()]))
-
-    cdef void get_scores(self, double* out) noexcept:
-        cdef int i
-        try:
-            values = self.scores()
-            for i in range(self.n_players):
-                out[i] = values[i]
-        except Exception:
-            for i in range(self.n_players):
-                out[i] = 0.0
 
     # ------------------------------------------------------------------ Python API
     @property
@@ -148,6 +193,47 @@ cdef class GameCore:
         self.copy_to(dst)
         return dst
 
+    def scores(self) -> list:
+        """Every player's points now, as the rulebook counts them."""
+        self.tally()
+        return [self.score(p) for p in range(self.n_players)]
+
+    def rank_keys(self) -> list:
+        """Every player's final standing as one number (every tie-break folded in)."""
+        self.tally()
+        return [self.rank_key(p) for p in range(self.n_players)]
+
+    def ranking(self) -> list:
+        """Places (1 = first) after every tie-break; fully tied players share a place."""
+        keys = self.rank_keys()
+        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.n_players)]
+
+    @property
+    def event_count(self) -> int:
+        """Narration entries written since the deal (see events)."""
+        cdef StateHead* head = <StateHead*>self.raw_state()
+        return head.log.count if head != NULL else 0
+
+    def events(self, since: int = 0) -> list:
+        """The narration entries written after the first `since` ones, as (kind, player, a, b,
+        c) tuples (kinds: the game's LOG_* constants); the log keeps the last LOG_SIZE."""
+        cdef StateHead* head = <StateHead*>self.raw_state()
+        if head == NULL:
+            return []
+        cdef unsigned int count = head.log.count
+        cdef unsigned int first = count - min(count, LOG_SIZE)      # the oldest entry kept
+        cdef unsigned int i
+        cdef LogEntry* e
+        if since >= count:
+            first = count
+        elif since > first:
+            first = <unsigned int>since
+        out = []
+        for i in range(first, count):
+            e = &head.log.ring[i % LOG_SIZE]
+            out.append((e.kind, e.player, e.a, e.b, e.c))
+        return out
+
     def rewards(self) -> list:
         """Per-player rewards in [0, 1] (the win share); only meaningful at the end."""
         if self.current() >= 0:
@@ -200,10 +286,11 @@ cdef class GameCore:
         dst.resample(observer, &rng)
         return dst
 
-    def _start(self, str title, int players, int low, int high, seed) -> int:
+    def _start(self, int players, seed) -> int:
         """Check a new game's player count and seed, record them and return the seed."""
-        if not low <= players <= high:
-            raise ValueError(f"{title} is played by {low} to {high} players, not {players}")
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"{self.title} is played by {self.min_players} to "
+                             f"{self.max_players} players, not {players}")
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
         self.n_players = players

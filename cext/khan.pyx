@@ -13,7 +13,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kha
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, MAX_MOVES, MAX_PLAYERS, head_fits
+from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
@@ -117,8 +117,9 @@ cdef struct Slot:
     i8 deck, tier, cap, loc
 
 cdef struct KState:
-    bint tracking                    # StateHead (core.pxd): these two fields first
+    bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
+    EventLog log
     int n
     int khan[5]                      # Khan of each seat
     int sable, impala, bison, llama  # seat of that Khan, -1 if not in play
@@ -147,14 +148,14 @@ cdef struct KState:
     int n_slots
     int turn
     Rng chance
-    int log[8][4]
+    int notes[8][4]
     int n_log
 
 if MOST_MOVES > GEN_BOUND or GEN_BOUND > MOVE_BUF or <int>MOVE_BUF > <int>MAX_MOVES:
     raise ImportError("a Khan of Khans position can have more moves than a move buffer holds")
 
 cdef KState _layout_probe
-if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
+if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
     raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
 
 
@@ -169,10 +170,16 @@ cdef class KhanOfKhansCore(GameCore):
     engine.games.khan.KhanOfKhans. Every cdef method is final: called directly, never through
     the vtable, although Python may subclass the type."""
     cdef KState s
-    game = "khan"
+    name = "khan"
+    title = "Khan of Khans"
+    aliases = ("khanofkhans", "khan-of-khans")
+    min_players = 2
+    max_players = 5
+    default_players = 4
+    options = {"khans": "one Khan per seat, e.g. impala,bison,morokanth,sable (default: dealt from the seed)"}
 
     def __init__(self, int players=4, seed=0, khans=None):
-        self._start("Khan of Khans", players, 2, 5, seed)
+        self._start(players, seed)
         cdef int ks[5]
         cdef int i
         if khans is None:
@@ -465,10 +472,10 @@ cdef class KhanOfKhansCore(GameCore):
     cdef void note(self, int kind, int a, int b, int c) noexcept:
         cdef KState* s = &self.s
         if s.tracking and s.n_log < LOG_MAX:
-            s.log[s.n_log][0] = kind
-            s.log[s.n_log][1] = a
-            s.log[s.n_log][2] = b
-            s.log[s.n_log][3] = c
+            s.notes[s.n_log][0] = kind
+            s.notes[s.n_log][1] = a
+            s.notes[s.n_log][2] = b
+            s.notes[s.n_log][3] = c
             s.n_log += 1
 
     @cython.final

@@ -13,7 +13,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/khi
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, MAX_MOVES, head_fits
+from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
@@ -140,8 +140,9 @@ cdef struct ActLog:
     int camel, player, card, boost, start, end, rejected, reward_kind, reward_value
 
 cdef struct KState:
-    bint tracking                    # StateHead (core.pxd): these two fields first
+    bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
+    EventLog log
     int n, duel, per_turn
     int phase, actor                 # actor: choosing seat, or deciding player
     uint32_t hand[5]
@@ -171,14 +172,14 @@ cdef struct KState:
     int turn, deal_round
     Rng chance
     u8 where[5][25]       # where[o][c]: where observer o knows card c may be
-    ActLog log[LOG_MAX]
+    ActLog acts[LOG_MAX]
     int n_log
 
 if MOST_MOVES > MAX_MOVES:
     raise ImportError("a Khiva position can have more moves than a move buffer holds")
 
 cdef KState _layout_probe
-if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
+if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
     raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
 
 
@@ -188,10 +189,16 @@ cdef class KhivaCore(GameCore):
     engine.games.khiva.Khiva. Every cdef method is final: called directly, never through the
     vtable, although Python may subclass the type."""
     cdef KState s
-    game = "khiva"
+    name = "khiva"
+    title = "Khiva"
+    aliases = ()
+    min_players = 2
+    max_players = 5
+    default_players = 3
+    options = {}
 
     def __init__(self, int players=3, seed=0):
-        self.setup(players, self._start("Khiva", players, 2, 5, seed))
+        self.setup(players, self._start(players, seed))
 
     # ============================================================ set-up
     @cython.final
@@ -463,14 +470,14 @@ cdef class KhivaCore(GameCore):
         s.act_player = winner
         s.act_card = card
         if s.tracking and s.n_log < LOG_MAX:
-            s.log[s.n_log].camel = camel
-            s.log[s.n_log].player = winner
-            s.log[s.n_log].card = card
-            s.log[s.n_log].rejected = rejected
-            s.log[s.n_log].start = s.camel_pos[camel]
-            s.log[s.n_log].reward_kind = 0
-            s.log[s.n_log].boost = 0
-            s.log[s.n_log].end = -1
+            s.acts[s.n_log].camel = camel
+            s.acts[s.n_log].player = winner
+            s.acts[s.n_log].card = card
+            s.acts[s.n_log].rejected = rejected
+            s.acts[s.n_log].start = s.camel_pos[camel]
+            s.acts[s.n_log].reward_kind = 0
+            s.acts[s.n_log].boost = 0
+            s.acts[s.n_log].end = -1
             s.n_log += 1
         return True
 
@@ -513,8 +520,8 @@ cdef class KhivaCore(GameCore):
                 steps -= 1
         s.camel_pos[camel] = pos
         if s.tracking and s.n_log > 0:
-            s.log[s.n_log - 1].boost = s.act_boost
-            s.log[s.n_log - 1].end = pos
+            s.acts[s.n_log - 1].boost = s.act_boost
+            s.acts[s.n_log - 1].end = pos
         if pos == KHIVA:
             return False                    # an empty Khiva space: nothing happens
         if pos == outpost:
@@ -599,8 +606,8 @@ cdef class KhivaCore(GameCore):
     cdef void note_reward(self, int kind, int value) noexcept:
         cdef KState* s = &self.s
         if s.tracking and s.n_log > 0:
-            s.log[s.n_log - 1].reward_kind = kind
-            s.log[s.n_log - 1].reward_value = value
+            s.acts[s.n_log - 1].reward_kind = kind
+            s.acts[s.n_log - 1].reward_value = value
 
     # ============================================================ end of a turn
     @cython.final

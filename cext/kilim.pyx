@@ -13,7 +13,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kil
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset, memmove, memcpy
-from cext.core cimport GameCore, MAX_MOVES, head_fits
+from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
@@ -203,8 +203,9 @@ cdef struct NEv:
     int kind, p, a, b
 
 cdef struct KState:
-    bint tracking                    # StateHead (core.pxd): these two fields first
+    bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
+    EventLog log
     int n, gold_max, day, turn, phase, actor, step, seat_iter
     uint32_t hand[5]                 # cards available (public): bits 1..15 gold, 16-18 specials
     int choice[5]                    # card chosen this turn (0: not yet); hidden until the reveal
@@ -246,7 +247,7 @@ if MOST_MOVES > MAX_MOVES:
     raise ImportError("a Kilim position can have more moves than a move buffer holds")
 
 cdef KState _layout_probe
-if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
+if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
     raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
 if <size_t>(<char*>&_layout_probe.k[0].rmax - <char*>&_layout_probe.k[0]) != N_MASKS * H * sizeof(u128):
     raise ImportError("KilimGrid's grid must be N_MASKS x H rows")
@@ -333,10 +334,16 @@ cdef class KilimCore(GameCore):
     Every cdef method is final: called directly, never through the vtable, although Python
     may subclass the type."""
     cdef KState s
-    game = "kilim"
+    name = "kilim"
+    title = "Kilim"
+    aliases = ()
+    min_players = 2
+    max_players = 5
+    default_players = 4
+    options = {}
 
     def __init__(self, int players=4, seed=0):
-        self.setup(players, self._start("Kilim", players, 2, 5, seed))
+        self.setup(players, self._start(players, seed))
 
     # ============================================================ set-up
     @cython.final

@@ -14,7 +14,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/tas
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, MAX_MOVES, head_fits
+from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
@@ -214,8 +214,9 @@ cdef struct LogEntry:
     int kind, a, b, c
 
 cdef struct TState:
-    bint tracking                    # StateHead (core.pxd): these two fields first
+    bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
+    EventLog log
     int n, virt, display_size
     int phase, actor
     int round, cycle, turn_no, start_player, marker, last_start
@@ -253,11 +254,11 @@ cdef struct TState:
     int end_triggered, last_card
     int turns
     Rng chance
-    LogEntry log[LOG_MAX]
+    LogEntry notes[LOG_MAX]
     int n_log
 
 cdef TState _layout_probe
-if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih):
+if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
     raise ImportError("TState must begin with the fields of StateHead (cext/core.pxd)")
 
 
@@ -268,10 +269,16 @@ cdef class TaschkentCore(GameCore):
     engine.games.taschkent.Taschkent. Every cdef method is final: called directly, never
     through the vtable, although Python may subclass the type."""
     cdef TState s
-    game = "taschkent"
+    name = "taschkent"
+    title = "Taschkent"
+    aliases = ()
+    min_players = 2
+    max_players = 4
+    default_players = 3
+    options = {}
 
     def __init__(self, int players=3, seed=0):
-        self.setup(players, self._start("Taschkent", players, 2, 4, seed))
+        self.setup(players, self._start(players, seed))
 
     # ============================================================ set-up
     @cython.final
@@ -350,10 +357,10 @@ cdef class TaschkentCore(GameCore):
     cdef void note(self, int kind, int a, int b, int c) noexcept:
         cdef TState* s = &self.s
         if s.tracking and s.n_log < LOG_MAX:
-            s.log[s.n_log].kind = kind
-            s.log[s.n_log].a = a
-            s.log[s.n_log].b = b
-            s.log[s.n_log].c = c
+            s.notes[s.n_log].kind = kind
+            s.notes[s.n_log].a = a
+            s.notes[s.n_log].b = b
+            s.notes[s.n_log].c = c
             s.n_log += 1
 
     # ============================================================ prices

@@ -142,7 +142,7 @@ def resolve_seats(game: str, players: Optional[int], agents_text: Optional[str])
 
 
 def game_options(info, args: argparse.Namespace) -> dict:
-    """The game options given on the command line, parsed by the game's own parsers."""
+    """The game options given on the command line, as text (each game parses its own)."""
     options = {}
     for key in all_options():
         raw = getattr(args, key, None)
@@ -150,7 +150,7 @@ def game_options(info, args: argparse.Namespace) -> dict:
             continue
         if key not in info.options:
             raise ValueError(f"--{key} does not apply to {info.title}")
-        options[key] = info.options[key][1](raw)
+        options[key] = raw
     return options
 
 

@@ -335,7 +335,7 @@ class Engine:
             raise ProtocolError("players and seed are integers") from None
         if not 0 <= seed < 2**64:
             raise ProtocolError("seed must be between 0 and 2**64 - 1")
-        options = {k: info.options[k][1](v) for k, v in fields.items()}
+        options = dict(fields)
         state = new_game(info.name, players, seed, **options)
         for n, text in enumerate(moves, 1):
             if state.is_terminal():

@@ -1,27 +1,52 @@
-"""The registry of games: one entry per Cython core, looked up by name."""
+"""The registry of games, built from the game classes' own attributes (name, title, player
+counts, options), looked up by name or alias."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, Tuple, Type
 
 from cext.core import GameCore
+from engine.games.khan import KhanOfKhans
+from engine.games.khiva import Khiva
+from engine.games.kilim import Kilim
+from engine.games.taschkent import Taschkent
 
 
 @dataclass(frozen=True)
 class GameInfo:
-    """What the front doors need to know about a game."""
+    """What the front doors need to know about a game: read from its class's attributes."""
 
-    name: str
-    title: str
-    min_players: int
-    max_players: int
-    default_players: int
-    factory: Callable[..., GameCore]
-    aliases: Tuple[str, ...] = field(default=())
-    # options the game takes beyond players and seed: name -> (help, parser of CLI text)
-    options: Dict[str, Tuple[str, Callable[[str], Any]]] = field(default_factory=dict)
-    # the core's class (imported on first use), for from_json / from_view
-    core_class: Callable[[], type] = field(default=lambda: GameCore)
+    cls: Type[GameCore]
+
+    @property
+    def name(self) -> str:
+        return self.cls.name
+
+    @property
+    def title(self) -> str:
+        return self.cls.title
+
+    @property
+    def aliases(self) -> Tuple[str, ...]:
+        return tuple(self.cls.aliases)
+
+    @property
+    def min_players(self) -> int:
+        return self.cls.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.cls.max_players
+
+    @property
+    def default_players(self) -> int:
+        return self.cls.default_players
+
+    @property
+    def options(self) -> Dict[str, str]:
+        """The options the game takes beyond players and seed: name -> help text. Values
+        are given as text (as on a command line) or as the game's own Python values."""
+        return dict(self.cls.options)
 
     def check_players(self, players: int) -> None:
         """ValueError unless `players` is a legal player count for this game."""
@@ -31,41 +56,7 @@ class GameInfo:
                 f"not {players}")
 
 
-def _core(module: str, name: str) -> Callable[[], type]:
-    """A loader of the game class `name` in `module`, imported on first use."""
-    def load() -> type:
-        import importlib
-
-        return getattr(importlib.import_module(module), name)
-    return load
-
-
-def _factory(load: Callable[[], type]) -> Callable[..., GameCore]:
-    def make(players: int, seed: int, **options: Any) -> GameCore:
-        return load()(players, seed, **options)
-    return make
-
-
-_KHIVA = _core("engine.games.khiva", "Khiva")
-_TASCHKENT = _core("engine.games.taschkent", "Taschkent")
-_KHAN = _core("engine.games.khan", "KhanOfKhans")
-_KILIM = _core("engine.games.kilim", "Kilim")
-
-
-def _khan_list(text: str) -> list:
-    """--khans impala,bison,...: one Khan per seat."""
-    return [k.strip().lower() for k in text.split(",") if k.strip()]
-
-GAMES: Dict[str, GameInfo] = {
-    "khiva": GameInfo("khiva", "Khiva", 2, 5, 3, _factory(_KHIVA), core_class=_KHIVA),
-    "khan": GameInfo("khan", "Khan of Khans", 2, 5, 4, _factory(_KHAN),
-                     aliases=("khanofkhans", "khan-of-khans"), core_class=_KHAN,
-                     options={"khans": ("one Khan per seat, e.g. impala,bison,morokanth,sable "
-                                        "(default: dealt from the seed)", _khan_list)}),
-    "kilim": GameInfo("kilim", "Kilim", 2, 5, 4, _factory(_KILIM), core_class=_KILIM),
-    "taschkent": GameInfo("taschkent", "Taschkent", 2, 4, 3, _factory(_TASCHKENT),
-                          core_class=_TASCHKENT),
-}
+GAMES: Dict[str, GameInfo] = {cls.name: GameInfo(cls) for cls in (Khiva, KhanOfKhans, Kilim, Taschkent)}
 
 
 def game_info(name: str) -> GameInfo:
@@ -92,14 +83,14 @@ def new_game(name: str, players: int | None = None, seed: int = 0, **options: An
         if key not in info.options:
             takes = ", ".join(info.options) or "none"
             raise ValueError(f"{info.title} has no option {key!r} (options: {takes})")
-    return info.factory(n, seed, **options)
+    return info.cls(n, seed, **options)
 
 
 def all_options() -> Dict[str, str]:
     """Every game option with its help text, for the command line."""
     out: Dict[str, str] = {}
     for info in GAMES.values():
-        for key, (help_text, _) in info.options.items():
+        for key, help_text in info.options.items():
             out[key] = f"{help_text} ({info.name})"
     return out
 
@@ -110,7 +101,7 @@ def from_json(state: dict) -> GameCore:
     if not isinstance(state, dict):
         raise ValueError("a state is a JSON object")
     info = game_info(str(state.get("game", "")))
-    return info.core_class().from_json(state)
+    return info.cls.from_json(state)
 
 
 def from_view(view: dict) -> GameCore:
@@ -122,7 +113,4 @@ def from_view(view: dict) -> GameCore:
     if not isinstance(view, dict):
         raise ValueError("a view is a JSON object")
     info = game_info(str(view.get("game", "")))
-    cls = info.core_class()
-    if not hasattr(cls, "from_view"):
-        raise ValueError(f"{info.title} cannot be set up from a view yet")
-    return cls.from_view(view)
+    return info.cls.from_view(view)

@@ -184,7 +184,7 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
     def last_events(self) -> List[Tuple[int, int, int, int]]:
         """What the last move did (filled while tracking), as tuples (kind, a, b, c)."""
         f = self._fields()
-        return [tuple(entry) for entry in f["log"][:f["n_log"]]]
+        return [tuple(entry) for entry in f["notes"][:f["n_log"]]]
 
     # ------------------------------------------------------------ writing JSON
     def to_json(self, view: Optional[int] = None) -> Dict[str, Any]:
@@ -322,9 +322,9 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
             b = before._fields()
             herd = face_down_counts(b["slot"][:b["n_slots"]])[core.LOC_HERD]
             down = (sum(herd), sum(k * v for k, v in zip(herd, PY_RAID_VALUE)))
-            parts = [event_text(entry, sable, down) for entry in f["log"][:f["n_log"]]]
+            parts = [event_text(entry, sable, down) for entry in f["notes"][:f["n_log"]]]
         else:
-            parts = [event_text(entry, sable) for entry in f["log"][:f["n_log"]]]
+            parts = [event_text(entry, sable) for entry in f["notes"][:f["n_log"]]]
         head = move_head(who, move, before.move_to_text(move))
         lines = [head + (": " + "; ".join(p for p in parts if p) if any(parts) else "")]
         if f["phase"] == core.PH_OVER:
@@ -424,7 +424,7 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
         f["recv"][p] = ps["received_blessings"]
     f["box"] = [d["box"][key] + (hidden[core.LOC_BOX][t] if t < 3 else 0)
                 for t, key in enumerate(TYPE_KEYS)]
-    f["log"] = [[0] * 4 for _ in range(core.LOG_MAX)]
+    f["notes"] = [[0] * 4 for _ in range(core.LOG_MAX)]
     f["n_log"] = 0
 
 

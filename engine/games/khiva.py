@@ -320,7 +320,7 @@ class Khiva(CheckedGame, KhivaCore):
         """The camel activations of the current (or just finished) turn, for printing a game."""
         f = self._fields()
         out = []
-        for entry in f["log"][:f["n_log"]]:
+        for entry in f["acts"][:f["n_log"]]:
             out.append({
                 "camel": COLOUR_NAMES[entry["camel"]], "player": entry["player"],
                 "card": card_text(entry["card"]), "boost": entry["boost"],

@@ -213,7 +213,7 @@ class Taschkent(CheckedGame, TaschkentCore):
     def last_events(self) -> List[Tuple[int, int, int, int]]:
         """The automatic events of the last move (round track, die, virtual player, trading)."""
         f = self._fields()
-        return [(e["kind"], e["a"], e["b"], e["c"]) for e in f["log"][:f["n_log"]]]
+        return [(e["kind"], e["a"], e["b"], e["c"]) for e in f["notes"][:f["n_log"]]]
 
     # ------------------------------------------------------------ writing JSON
     def to_json(self, view: Optional[int] = None) -> Dict[str, Any]:
