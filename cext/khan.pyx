@@ -1,12 +1,15 @@
 # cython: language_level=3
 """Khan of Khans: every rule of the game in one compact C state.
 
-Read top to bottom: the component table, the state, set-up, the moves (raid a location,
-corral the herd, use a kept Waha's Blessing, the Khan abilities), the resolution of every
-card, the end of a turn and of the game, scoring and tie-breaks, then information (hashes,
-what Sable hides, determinization). Notation, JSON, views, the checks of a loaded position,
-rendering and narration are the Python half, in engine/games/khan.py: it reads and writes this
-state only through `_fields` and `_set_fields` at the end of this file.
+The sections are those of the game-module contract (cext/core.pxd), in its order, and the
+rules read top to bottom like the rulebook: the component table; moves and phases (the move
+kinds, the phases of a turn, the kinds of the narration log); the state (KhanState); set-up
+(the deal); move generation (the legal moves of each phase, and the playouts' policy); playing
+a move (raid a location and resolve the card, lose cows, corral the herd, Waha's Blessings,
+then the end of a turn and of the game); scoring and tie-breaks; information (what the Sable
+Nation hides, determinization); copying; and the bridge. Notation, JSON, views, the checks of
+a loaded position, rendering and narration are the Python half, in engine/games/khan.py: it
+reads and writes this state only through the bridge, `_fields` and `_set_fields`.
 
 Rule interpretations are marked "Interpretation" and explained in docs/rules/khan_of_khans.md.
 """
@@ -15,7 +18,7 @@ from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
 from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
+from cext.bits cimport i8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -47,16 +50,6 @@ cpdef enum:
     LOC_CORRAL = 1
     LOC_BOX = 2
     PLAYOUT_EPSILON = 10     # playouts: percent of uniformly random moves (a search aid)
-    # The most legal moves a position can have: the High Llama Tribe's main phase in a
-    # 5-player game, 10 raids + corral + 3 sneaks + a kept blessing on each of 3 opponents x
-    # 3 values and on the Sable Nation (one move, at random) = 24. Other Khans and phases
-    # have fewer: the Sable Nation 10 + 1 + 4 x 3 = 23, the Impala People 10 + 1 + 1 + 10,
-    # a drawn blessing 1 + 12, the Impala reveals 10 + stop, the pick 3.
-    MOST_MOVES = 24
-    # What gen_moves can write whatever the state, once its guard holds (at most 5 seats, ten
-    # deck bits): 10 + 1 + 3 + 1 + 4 x 3. random_move's buffer holds that many.
-    GEN_BOUND = 27
-    MOVE_BUF = 64
 
 cdef int DECK_COUNT[7]       # copies of each type in every deck
 DECK_COUNT[:] = [1, 2, 1, 1, 1, 1, 1]
@@ -102,6 +95,17 @@ cpdef enum:
     L_SNEAK = 9              # tier
     L_NOEFFECT = 10          # stampede on an empty herd
 
+    # The most legal moves a position can have: the High Llama Tribe's main phase in a
+    # 5-player game, 10 raids + corral + 3 sneaks + a kept blessing on each of 3 opponents x
+    # 3 values and on the Sable Nation (one move, at random) = 24. Other Khans and phases
+    # have fewer: the Sable Nation 10 + 1 + 4 x 3 = 23, the Impala People 10 + 1 + 1 + 10,
+    # a drawn blessing 1 + 12, the Impala reveals 10 + stop, the pick 3.
+    MOST_MOVES = 24
+    # What gen_moves can write whatever the state, once its guard holds (at most 5 seats, ten
+    # deck bits): 10 + 1 + 3 + 1 + 4 x 3. random_move's buffer holds that many.
+    GEN_BOUND = 27
+    MOVE_BUF = 64
+
 cdef enum:
     EV_MOVE = 1              # information events (type << 56 | payload)
     EV_DRAW = 2
@@ -111,12 +115,16 @@ cdef enum:
     EV_THEFT = 6
     EV_REVEAL = 7
 
+if MOST_MOVES > GEN_BOUND or GEN_BOUND > MOVE_BUF or <int>MOVE_BUF > <int>MAX_MOVES:
+    raise ImportError("a Khan of Khans position can have more moves than a move buffer holds")
+
+# ================================================================ state
 cdef struct Slot:
     # one face-down raid card of the Sable Nation: its deck (visible on its back), its value,
     # the highest value the others know it can have, and where it lies
     i8 deck, tier, cap, loc
 
-cdef struct KState:
+cdef struct KhanState:
     bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
     EventLog log
@@ -151,25 +159,18 @@ cdef struct KState:
     int notes[8][4]
     int n_log
 
-if MOST_MOVES > GEN_BOUND or GEN_BOUND > MOVE_BUF or <int>MOVE_BUF > <int>MAX_MOVES:
-    raise ImportError("a Khan of Khans position can have more moves than a move buffer holds")
-
-cdef KState _layout_probe
+cdef KhanState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
-    raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
+    raise ImportError("KhanState must begin with the fields of StateHead (cext/core.pxd)")
 
-
-cdef inline int tier_value(int t) noexcept nogil:
-    return RAID_VALUE[t]
-
-
+# ================================================================ set-up
 cdef class KhanOfKhansCore(GameCore):
     """The rules of Khan of Khans on one C state. `KhanOfKhansCore(players=4, seed=0,
     khans=None)` deals a new game; `khans` fixes each seat's Khan by number (K_IMPALA ...
     K_LLAMA). The game API (Khan names, notation, JSON, views) is its subclass
     engine.games.khan.KhanOfKhans. Every cdef method is final: called directly, never through
     the vtable, although Python may subclass the type."""
-    cdef KState s
+    cdef KhanState s
     name = "khan"
     title = "Khan of Khans"
     aliases = ("khanofkhans", "khan-of-khans")
@@ -196,14 +197,13 @@ cdef class KhanOfKhansCore(GameCore):
             ks[i] = khans[i]
         self.setup(players, self.seed, ks)
 
-    # ============================================================ set-up
     @cython.final
     cdef void setup(self, int n, uint64_t seed, int* khans) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int i, d, t, k, p
         cdef Rng kr
         cdef i8 order[5]
-        memset(s, 0, sizeof(KState))
+        memset(s, 0, sizeof(KhanState))
         s.n = n
         s.tracking = True
         rng_seed(&s.chance, seed)
@@ -245,12 +245,16 @@ cdef class KhanOfKhansCore(GameCore):
         # Interpretation: the Impala People begin; otherwise seat 0 (the "oldest player")
         s.actor = s.impala if s.impala >= 0 else 0
 
-    # ============================================================ legal moves
+    # ================================================================ move generation
+    @cython.final
+    cdef int current(self) noexcept:
+        return -1 if self.s.phase == PH_OVER else self.s.actor
+
     @cython.final
     cdef int add_steals(self, int* buf, int n, int base, int p) noexcept:
         """Steals from every opponent with raid cards in the herd: one move per tier present,
         or a single move 'at random' against the Sable Nation."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int q, t
         for q in range(s.n):
             if q == p or s.n_herd[q] == 0:
@@ -267,7 +271,7 @@ cdef class KhanOfKhansCore(GameCore):
 
     @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int n = 0, p = s.actor, t
         cdef uint32_t m
         if <unsigned>s.n > MAX_PLAYERS or <unsigned>p >= <unsigned>s.n:
@@ -320,7 +324,7 @@ cdef class KhanOfKhansCore(GameCore):
         cdef int n = self.gen_moves(buf)
         return buf[rng_below(rng, n)]
 
-    # ============================================================ playout policy
+    # ------------------------------------------------------------ playout policy
     # A search aid, not a rule (docs/rules/khan_of_khans.md, "Playout policy"): the move the
     # ISMCTS playouts take. It reads only this state (in a search, a determinization) and rng,
     # counts the cards left in each deck (never their order, except tops known to everyone),
@@ -329,7 +333,7 @@ cdef class KhanOfKhansCore(GameCore):
     cdef inline double best_steal(self, int p, int* code) noexcept:   # inline: called per playout move
         """Cows of the best card p can take with a blessing (0 if none); code = victim*4+tier.
         The Sable Nation's card is taken at random: valued at its herd's average."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int q, t
         cdef double best = 0.0, v
         code[0] = -1
@@ -352,7 +356,7 @@ cdef class KhanOfKhansCore(GameCore):
     @cython.final
     cdef double card_worth(self, int p, int t, double herd, double top, double steal) noexcept:
         """What drawing a card of type t is worth to p now, in cows (the heuristic's table)."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         if t <= T_R100:
             return RAID_VALUE[t]
         if t == T_STAMP:
@@ -367,7 +371,7 @@ cdef class KhanOfKhansCore(GameCore):
 
     @cython.final
     cdef int playout_move(self, Rng* rng) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int p = s.actor, d, i, t, code, best_d = -1, ties = 0, cows_left = 0
         cdef double herd, top, steal, ev, best_ev = -1e300, share
         cdef double worth[7]
@@ -463,14 +467,10 @@ cdef class KhanOfKhansCore(GameCore):
         rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         return [self.playout_move(&r) for i in range(count)]
 
-    @cython.final
-    cdef int current(self) noexcept:
-        return -1 if self.s.phase == PH_OVER else self.s.actor
-
-    # ============================================================ applying a move
+    # ================================================================ playing a move
     @cython.final
     cdef void note(self, int kind, int a, int b, int c) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         if s.tracking and s.n_log < LOG_MAX:
             s.notes[s.n_log][0] = kind
             s.notes[s.n_log][1] = a
@@ -480,7 +480,7 @@ cdef class KhanOfKhansCore(GameCore):
 
     @cython.final
     cdef void do_move(self, int move) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int p = s.actor, d, t
         if s.tracking:
             s.n_log = 0
@@ -535,7 +535,7 @@ cdef class KhanOfKhansCore(GameCore):
     @cython.final
     cdef void raid(self, int p, int d) noexcept:
         """Turn over the top card of deck d and resolve it for player p."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         s.ndeck[d] -= 1
         cdef int t = s.deck[d][s.ndeck[d]]
         cdef bint hidden = t <= T_R100 and p == s.sable
@@ -608,24 +608,10 @@ cdef class KhanOfKhansCore(GameCore):
                 return True
         return False
 
-    @cython.final
-    cdef void end_turn(self) noexcept:
-        cdef KState* s = &self.s
-        s.turn += 1
-        s.revealed = 0
-        if s.nonempty & ALL_DECKS == 0:         # every deck empty (cards_left is then 0)
-            s.phase = PH_OVER
-            s.actor = -1
-            return
-        s.phase = PH_MAIN
-        s.actor = s.actor + 1
-        if s.actor == s.n:
-            s.actor = 0
-
     # ------------------------------------------------------------ losing cows
     @cython.final
     cdef int hidden_in_herd(self, int t) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int i, k = 0
         for i in range(s.n_slots):
             if s.slot[i].loc == LOC_HERD and s.slot[i].tier == t:
@@ -634,7 +620,7 @@ cdef class KhanOfKhansCore(GameCore):
 
     @cython.final
     cdef void remove_slot(self, int i) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int j
         for j in range(i, s.n_slots - 1):
             s.slot[j] = s.slot[j + 1]
@@ -643,7 +629,7 @@ cdef class KhanOfKhansCore(GameCore):
     @cython.final
     cdef void move_herd_card(self, int p, int t) noexcept:
         """Take one raid card of tier t out of p's herd (the caller puts it somewhere)."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         s.herd[p][t] -= 1
         s.n_herd[p] -= 1
         s.herd_val[p] -= RAID_VALUE[t]
@@ -657,7 +643,7 @@ cdef class KhanOfKhansCore(GameCore):
         one, else its oldest face-down card of that value; the others then know an upper
         bound of every face-down card still in the herd.
         """
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int t = 2, i, chosen = -1, seen = 0
         while t > 0 and s.herd[p][t] == 0:     # t > 0: ends even if the herd is empty
             t -= 1
@@ -688,7 +674,7 @@ cdef class KhanOfKhansCore(GameCore):
     @cython.final
     cdef void lose_all(self, int p, int cause) noexcept:
         """Discard every raid card of p's herd (Enemy Magic, infighting)."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int t, i
         self.note(L_LOSE, s.herd_val[p], s.n_herd[p], cause)
         for t in range(3):
@@ -704,7 +690,7 @@ cdef class KhanOfKhansCore(GameCore):
     # ------------------------------------------------------------ corral the herd
     @cython.final
     cdef void corral_herd(self, int p) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int t, i
         self.note(L_CORRAL, s.n_herd[p], s.herd_val[p], s.champion[p])
         s.corrals_open[p] -= 1
@@ -730,7 +716,7 @@ cdef class KhanOfKhansCore(GameCore):
     cdef void steal(self, int p, int q, int t) noexcept:
         """p gives a Waha's Blessing to q and takes a raid card of tier t from q's herd; from
         the Sable Nation a card is taken at random (chance) and shown."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int r, i, k, pub
         s.recv[q] += 1
         if t == TIER_RANDOM:
@@ -759,21 +745,36 @@ cdef class KhanOfKhansCore(GameCore):
         s.herd_val[p] += RAID_VALUE[t]
         self.note(L_STEAL, q, t, 0)
 
-    # ============================================================ scoring
+    # ------------------------------------------------------------ the end of a turn and of the game
+    @cython.final
+    cdef void end_turn(self) noexcept:
+        cdef KhanState* s = &self.s
+        s.turn += 1
+        s.revealed = 0
+        if s.nonempty & ALL_DECKS == 0:         # every deck empty (cards_left is then 0)
+            s.phase = PH_OVER
+            s.actor = -1
+            return
+        s.phase = PH_MAIN
+        s.actor = s.actor + 1
+        if s.actor == s.n:
+            s.actor = 0
+
+    # ================================================================ scoring
     @cython.final
     cdef int score(self, int p) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         return s.corral_val[p] + s.herd_val[p] + BLESS_POINTS * (s.kept[p] + s.recv[p])
 
     @cython.final
     cdef int raid_cards(self, int p) noexcept:
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         return s.n_herd[p] + s.corral[p][0] + s.corral[p][1] + s.corral[p][2]
 
     @cython.final
     cdef long long rank_key(self, int p) noexcept:
         """Score, then most Waha's Blessings, then most raid cards."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         return (<long long>self.score(p) * 100 + s.kept[p] + s.recv[p]) * 100 + self.raid_cards(p)
 
     @cython.final
@@ -790,20 +791,25 @@ cdef class KhanOfKhansCore(GameCore):
         for p in range(self.s.n):
             out[p] = self.score(p)
 
-    # ============================================================ copying
-    @cython.final
-    cdef void* raw_state(self) noexcept:
-        return &self.s
+    def scores(self) -> list:
+        """Current cows of every player: corrals + herd + 20 per Waha's Blessing owned."""
+        return [self.score(p) for p in range(self.s.n)]
 
-    @cython.final
-    cdef size_t raw_size(self) noexcept:
-        return sizeof(KState)
+    def ranking(self) -> list:
+        """Final places (1 = first) after both tie-breaks; fully tied players share a place."""
+        keys = [self.rank_key(p) for p in range(self.s.n)]
+        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
 
-    # ============================================================ information
+    def tiebreaks(self, int p) -> tuple:
+        """(score, Waha's Blessings owned, raid cards) of player p: the ranking key."""
+        self._check_player(p)
+        return (self.score(p), self.s.kept[p] + self.s.recv[p], self.raid_cards(p))
+
+    # ================================================================ information
     @cython.final
     cdef void add_slots(self, int sign) noexcept:
         """Add (sign 1) or remove (sign -1) the face-down cards' values from the totals."""
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef int i, t, p = s.sable
         for i in range(s.n_slots):
             t = s.slot[i].tier
@@ -826,7 +832,7 @@ cdef class KhanOfKhansCore(GameCore):
         then dealt at random: the face-down slots take the first cards (rejected unless each
         is a raid card within the slot's known upper bound), the deck the rest.
         """
-        cdef KState* s = &self.s
+        cdef KhanState* s = &self.s
         cdef bint hide = s.sable >= 0 and o != s.sable and s.phase != PH_OVER
         cdef i8 pool[8]
         cdef i8 tmp
@@ -930,22 +936,16 @@ cdef class KhanOfKhansCore(GameCore):
         for i in range(total - k):
             pool[k + i] = rest[i]
 
-    # ============================================================ Python API
-    def scores(self) -> list:
-        """Current cows of every player: corrals + herd + 20 per Waha's Blessing owned."""
-        return [self.score(p) for p in range(self.s.n)]
+    # ================================================================ copying
+    @cython.final
+    cdef void* raw_state(self) noexcept:
+        return &self.s
 
-    def ranking(self) -> list:
-        """Final places (1 = first) after both tie-breaks; fully tied players share a place."""
-        keys = [self.rank_key(p) for p in range(self.s.n)]
-        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
+    @cython.final
+    cdef size_t raw_size(self) noexcept:
+        return sizeof(KhanState)
 
-    def tiebreaks(self, int p) -> tuple:
-        """(score, Waha's Blessings owned, raid cards) of player p: the ranking key."""
-        self._check_player(p)
-        return (self.score(p), self.s.kept[p] + self.s.recv[p], self.raid_cards(p))
-
-    # ============================================================ the bridge to the Python half
+    # ================================================================ the bridge
     def _fields(self) -> dict:
         """Every field of the C state as Python values (ints, lists, dicts)."""
         return self.s
