@@ -17,6 +17,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
 from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits
+from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
@@ -70,18 +71,19 @@ cpdef enum:
     PH_PICK = 3              # Impala People: take one of the revealed cards
     PH_OVER = 4
 
-    MV_RAID = 0              # + deck (0..9)
-    MV_CORRAL = 10
-    MV_SNEAK = 11            # + tier (High Llama Tribe)
-    MV_IMPALA = 14           # start the Impala People ability
-    MV_USE = 16              # + victim * 4 + tier (tier 3: at random, from the Sable Nation)
-    MV_KEEP = 40
-    MV_STEAL = 48            # + victim * 4 + tier
-    MV_REVEAL = 70           # + deck
-    MV_STOP = 80
-    MV_TAKE = 90             # + deck
-    MV_END = 100
-    TIER_RANDOM = 3
+    # Move kinds: a move is make_move(kind, arg) (cext/moves.pxd), read with move_kind() and
+    # move_arg(); the kinds ascend in the order gen_moves lists the moves.
+    MV_RAID = 1              # raid a location; arg: the deck (0..9)
+    MV_CORRAL = 2            # corral the herd
+    MV_SNEAK = 3             # Sneaky (High Llama Tribe); arg: the tier of the card
+    MV_IMPALA = 4            # Observant: start the Impala People's ability
+    MV_USE = 5               # use a kept Waha's Blessing; arg: steal_arg(victim, tier)
+    MV_KEEP = 6              # keep a drawn Waha's Blessing on the Khan card
+    MV_STEAL = 7             # use a drawn Waha's Blessing at once; arg: steal_arg(victim, tier)
+    MV_REVEAL = 8            # Impala People: reveal a deck's top; arg: the deck
+    MV_STOP = 9              # Impala People: stop revealing
+    MV_TAKE = 10             # Impala People: take a revealed card; arg: the deck
+    TIER_RANDOM = 3          # a steal's tier against the Sable Nation: a card at random
 
     LOG_MAX = 8
     L_DRAW = 1               # deck, type, hidden
@@ -114,6 +116,18 @@ cdef enum:
     EV_STAMPEDE = 5
     EV_THEFT = 6
     EV_REVEAL = 7
+
+
+cpdef inline int steal_arg(int victim, int tier) noexcept nogil:
+    """The argument of a steal (MV_USE, MV_STEAL): the victim's seat and the tier taken
+    (TIER_RANDOM from the Sable Nation)."""
+    return victim * 4 + tier
+
+cpdef inline int steal_victim(int arg) noexcept nogil:
+    return arg >> 2
+
+cpdef inline int steal_tier(int arg) noexcept nogil:
+    return arg & 3
 
 if MOST_MOVES > GEN_BOUND or GEN_BOUND > MOVE_BUF or <int>MOVE_BUF > <int>MAX_MOVES:
     raise ImportError("a Khan of Khans position can have more moves than a move buffer holds")
@@ -251,71 +265,67 @@ cdef class KhanOfKhansCore(GameCore):
         return -1 if self.s.phase == PH_OVER else self.s.actor
 
     @cython.final
-    cdef int add_steals(self, int* buf, int n, int base, int p) noexcept:
-        """Steals from every opponent with raid cards in the herd: one move per tier present,
-        or a single move 'at random' against the Sable Nation."""
+    cdef int add_steals(self, int* buf, int n, int kind, int p) noexcept:
+        """Steals (kind MV_USE or MV_STEAL) from every opponent with raid cards in the herd:
+        one move per tier present, or a single move 'at random' against the Sable Nation."""
         cdef KhanState* s = &self.s
         cdef int q, t
         for q in range(s.n):
             if q == p or s.n_herd[q] == 0:
                 continue
             if q == s.sable:
-                buf[n] = base + q * 4 + TIER_RANDOM
+                buf[n] = make_move(kind, steal_arg(q, TIER_RANDOM))
                 n += 1
             else:
                 for t in range(3):
                     if s.herd[q][t] > 0:
-                        buf[n] = base + q * 4 + t
+                        buf[n] = make_move(kind, steal_arg(q, t))
                         n += 1
+        return n
+
+    @cython.final
+    cdef int add_decks(self, int* buf, int n, int kind, uint32_t decks) noexcept:
+        """One move of `kind` per deck in the bit set `decks`, in deck order."""
+        decks &= ALL_DECKS
+        while decks:
+            buf[n] = make_move(kind, lowest_bit(decks))
+            n += 1
+            decks &= decks - 1
         return n
 
     @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
         cdef KhanState* s = &self.s
         cdef int n = 0, p = s.actor, t
-        cdef uint32_t m
         if <unsigned>s.n > MAX_PLAYERS or <unsigned>p >= <unsigned>s.n:
             return 0                            # no position has these: never overrun buf
         if s.phase == PH_MAIN:
-            m = s.nonempty & ALL_DECKS
-            while m:
-                buf[n] = MV_RAID + lowest_bit(m)
-                n += 1
-                m &= m - 1
+            n = self.add_decks(buf, 0, MV_RAID, s.nonempty)
             if s.corrals_open[p] > 0 and s.n_herd[p] > 0:
-                buf[n] = MV_CORRAL
+                buf[n] = make_move(MV_CORRAL, 0)
                 n += 1
             if p == s.llama and s.corrals_used[p] > s.sneaked[p]:
                 for t in range(3):
                     if s.herd[p][t] > 0:
-                        buf[n] = MV_SNEAK + t
+                        buf[n] = make_move(MV_SNEAK, t)
                         n += 1
             if p == s.impala and s.impala_token:
-                buf[n] = MV_IMPALA
+                buf[n] = make_move(MV_IMPALA, 0)
                 n += 1
             if s.kept[p] > 0:
                 n = self.add_steals(buf, n, MV_USE, p)
             return n
         if s.phase == PH_BLESS:
-            buf[0] = MV_KEEP
+            buf[0] = make_move(MV_KEEP, 0)
             return self.add_steals(buf, 1, MV_STEAL, p)
         if s.phase == PH_REVEAL:
-            m = s.nonempty & ~s.revealed & ALL_DECKS
-            while m:
-                buf[n] = MV_REVEAL + lowest_bit(m)
-                n += 1
-                m &= m - 1
+            n = self.add_decks(buf, 0, MV_REVEAL, s.nonempty & ~s.revealed)
             if s.revealed:
-                buf[n] = MV_STOP
+                buf[n] = make_move(MV_STOP, 0)
                 n += 1
             return n
         if s.phase == PH_PICK:
-            m = s.revealed & ALL_DECKS
-            while m:
-                buf[n] = MV_TAKE + lowest_bit(m)
-                n += 1
-                m &= m - 1
-            return n
+            return self.add_decks(buf, 0, MV_TAKE, s.revealed)
         return 0
 
     @cython.final
@@ -331,7 +341,7 @@ cdef class KhanOfKhansCore(GameCore):
     # and plays roughly like search/heuristics/khan.py, with a share of uniform moves.
     @cython.final
     cdef inline double best_steal(self, int p, int* code) noexcept:   # inline: called per playout move
-        """Cows of the best card p can take with a blessing (0 if none); code = victim*4+tier.
+        """Cows of the best card p can take with a blessing (0 if none); code: its steal_arg.
         The Sable Nation's card is taken at random: valued at its herd's average."""
         cdef KhanState* s = &self.s
         cdef int q, t
@@ -350,7 +360,7 @@ cdef class KhanOfKhansCore(GameCore):
                 v = RAID_VALUE[t]
             if v > best:
                 best = v
-                code[0] = q * 4 + t
+                code[0] = steal_arg(q, t)
         return best
 
     @cython.final
@@ -387,8 +397,8 @@ cdef class KhanOfKhansCore(GameCore):
         steal = self.best_steal(p, &code)
         if s.phase == PH_BLESS:
             if code >= 0 and steal >= 50:
-                return MV_STEAL + code
-            return MV_KEEP
+                return make_move(MV_STEAL, code)
+            return make_move(MV_KEEP, 0)
         for t in range(N_TYPES):
             worth[t] = self.card_worth(p, t, herd, top, steal)
         if s.phase == PH_PICK:
@@ -400,7 +410,7 @@ cdef class KhanOfKhansCore(GameCore):
                 if ev > best_ev:
                     best_ev = ev
                     best_d = d
-            return MV_TAKE + best_d
+            return make_move(MV_TAKE, best_d)
         # the expected worth of raiding each deck, from its unseen cards (or its known top)
         m = s.nonempty
         while m:
@@ -438,24 +448,24 @@ cdef class KhanOfKhansCore(GameCore):
                     if worth[s.deck[d][s.ndeck[d] - 1]] > ev:
                         ev = worth[s.deck[d][s.ndeck[d] - 1]]
                 if best_d < 0 or ev >= 100 or (ev >= 50 and popcount(s.revealed) >= 2):
-                    return MV_STOP
-            return MV_REVEAL + best_d
+                    return make_move(MV_STOP, 0)
+            return make_move(MV_REVEAL, best_d)
         # main phase
         if s.kept[p] > 0 and code >= 0 and (steal >= 100 or (steal >= 50 and s.n == 2)):
-            return MV_USE + code
+            return make_move(MV_USE, code)
         if p == s.llama and s.corrals_used[p] > s.sneaked[p]:
             if s.herd[p][T_R100] > 0:
-                return MV_SNEAK + T_R100
+                return make_move(MV_SNEAK, T_R100)
             if s.corrals_open[p] == 0 and herd >= 50 and best_ev < 25:
-                return MV_SNEAK + (T_R50 if s.herd[p][T_R50] > 0 else T_R20)
+                return make_move(MV_SNEAK, T_R50 if s.herd[p][T_R50] > 0 else T_R20)
         if s.corrals_open[p] > 0 and s.n_herd[p] > 0:
             share = <double>cows_left / s.n / s.corrals_open[p]
             if (best_ev <= 0 or (herd >= 0.8 * share and herd >= 90)
                     or s.cards_left <= 2 * s.n):
-                return MV_CORRAL
+                return make_move(MV_CORRAL, 0)
         if p == s.impala and s.impala_token and best_ev < 40:
-            return MV_IMPALA
-        return MV_RAID + best_d
+            return make_move(MV_IMPALA, 0)
+        return make_move(MV_RAID, best_d)
 
     def playout_choices(self, seed, int count=1) -> list:
         """The moves the search's playouts would take here in `count` draws from one Rng
@@ -481,55 +491,53 @@ cdef class KhanOfKhansCore(GameCore):
     @cython.final
     cdef void do_move(self, int move) noexcept:
         cdef KhanState* s = &self.s
-        cdef int p = s.actor, d, t
+        cdef int p = s.actor, kind = move_kind(move), arg = move_arg(move), t
         if s.tracking:
             s.n_log = 0
             ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | (<uint64_t>p << 32) | <uint32_t>move)
-        if move < MV_CORRAL:
-            self.raid(p, move - MV_RAID)
-        elif move == MV_CORRAL:
+        if kind == MV_RAID:
+            self.raid(p, arg)
+        elif kind == MV_CORRAL:
             self.corral_herd(p)
             self.end_turn()
-        elif move < MV_IMPALA:
-            t = move - MV_SNEAK
-            self.move_herd_card(p, t)
-            s.corral[p][t] += 1
-            s.corral_val[p] += RAID_VALUE[t]
+        elif kind == MV_SNEAK:
+            self.move_herd_card(p, arg)
+            s.corral[p][arg] += 1
+            s.corral_val[p] += RAID_VALUE[arg]
             s.sneaked[p] += 1
-            self.note(L_SNEAK, t, 0, 0)
+            self.note(L_SNEAK, arg, 0, 0)
             self.end_turn()
-        elif move == MV_IMPALA:
+        elif kind == MV_IMPALA:
             s.impala_token = 0
             s.revealed = 0
             s.phase = PH_REVEAL
-        elif move < MV_KEEP:
+        elif kind == MV_USE:
             s.kept[p] -= 1
-            self.steal(p, (move - MV_USE) >> 2, (move - MV_USE) & 3)
+            self.steal(p, steal_victim(arg), steal_tier(arg))
             self.end_turn()
-        elif move == MV_KEEP:
+        elif kind == MV_KEEP:
             s.pending_bless = 0
             s.kept[p] += 1
             self.note(L_KEEP, 0, 0, 0)
             self.end_turn()
-        elif move < MV_REVEAL:
+        elif kind == MV_STEAL:
             s.pending_bless = 0
-            self.steal(p, (move - MV_STEAL) >> 2, (move - MV_STEAL) & 3)
+            self.steal(p, steal_victim(arg), steal_tier(arg))
             self.end_turn()
-        elif move < MV_STOP:
-            d = move - MV_REVEAL
-            s.revealed |= 1u << d
-            s.top_known |= 1u << d
-            t = s.deck[d][s.ndeck[d] - 1]
+        elif kind == MV_REVEAL:
+            s.revealed |= 1u << arg
+            s.top_known |= 1u << arg
+            t = s.deck[arg][s.ndeck[arg] - 1]
             if s.tracking:
-                ih_public(&s.ih, (<uint64_t>EV_REVEAL << 56) | (<uint64_t>d << 8) | <uint64_t>t)
-            self.note(L_REVEAL, d, t, 0)
+                ih_public(&s.ih, (<uint64_t>EV_REVEAL << 56) | (<uint64_t>arg << 8) | <uint64_t>t)
+            self.note(L_REVEAL, arg, t, 0)
             if popcount(s.revealed) == IMPALA_REVEAL or (s.nonempty & ~s.revealed) == 0:
                 s.phase = PH_PICK
-        elif move == MV_STOP:
+        elif kind == MV_STOP:
             s.phase = PH_PICK
-        else:
+        elif kind == MV_TAKE:
             s.revealed = 0
-            self.raid(p, move - MV_TAKE)
+            self.raid(p, arg)
 
     # ------------------------------------------------------------ raid a location
     @cython.final

@@ -502,11 +502,11 @@ def test_render_and_narrate_tell_the_story():
                  herds={1: [50]})
     b = g.clone()
     play(g, "raid-sundome")
-    lines = g.narrate(b, 0, 9)                              # raid-sundome
+    lines = g.narrate(b, 0, b.parse_move("raid-sundome"))
     assert "Sun Dome" in lines[0] and "face down" in lines[0]
     b = g.clone()
     play(g, "raid-boldhome")
-    lines = g.narrate(b, 1, 0)
+    lines = g.narrate(b, 1, b.parse_move("raid-boldhome"))
     assert "Stampede!" in lines[0] and "Raid! 50 escapes" in lines[0]
     text = g.render()
     assert "Sable Nation" in text and "face down" in text

@@ -13,8 +13,9 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from cext import khan as core
-from cext.core import GameCore, stable_hash
-from cext.khan import PY_CORRALS, PY_DECK_COUNT, PY_RAID_VALUE, KhanOfKhansCore
+from cext.core import GameCore, move_arg, move_kind, stable_hash
+from cext.khan import (PY_CORRALS, PY_DECK_COUNT, PY_RAID_VALUE, KhanOfKhansCore, steal_tier,
+                       steal_victim)
 from engine.games.base import CheckedGame
 from engine.validation import IllegalPositionError, fail, place_hidden
 
@@ -46,34 +47,29 @@ VIEW_KEYS = ("game", "players", "turn", "phase", "to_move", "khans", "impala_tok
 
 
 # ================================================================ notation
-def steal_text(code: int) -> str:
+DECK_MOVES = {core.MV_RAID: "raid", core.MV_REVEAL: "reveal", core.MV_TAKE: "take"}
+STEAL_MOVES = {core.MV_USE: "bless", core.MV_STEAL: "steal"}
+PLAIN_MOVES = {core.MV_CORRAL: "corral", core.MV_IMPALA: "observant", core.MV_KEEP: "keep",
+               core.MV_STOP: "stop"}
+
+
+def steal_text(arg: int) -> str:
     """`P2-50` for a blessing on seat 2's Raid! 50; `P1-random` against the Sable Nation."""
-    q, t = code >> 2, code & 3
-    return f"P{q}-" + ("random" if t == core.TIER_RANDOM else str(PY_RAID_VALUE[t]))
+    t = steal_tier(arg)
+    return f"P{steal_victim(arg)}-" + ("random" if t == core.TIER_RANDOM else str(PY_RAID_VALUE[t]))
 
 
 def move_text(move: int) -> str:
     """A move in the notation of docs/views/khan.md (`raid-boldhome`, `steal-P1-50`, ...)."""
-    if 0 <= move < core.MV_CORRAL:
-        return "raid-" + DECK_KEYS[move]
-    if move == core.MV_CORRAL:
-        return "corral"
-    if core.MV_SNEAK <= move < core.MV_IMPALA:
-        return f"sneak-{PY_RAID_VALUE[move - core.MV_SNEAK]}"
-    if move == core.MV_IMPALA:
-        return "observant"
-    if core.MV_USE <= move < core.MV_KEEP:
-        return "bless-" + steal_text(move - core.MV_USE)
-    if move == core.MV_KEEP:
-        return "keep"
-    if core.MV_STEAL <= move < core.MV_REVEAL:
-        return "steal-" + steal_text(move - core.MV_STEAL)
-    if core.MV_REVEAL <= move < core.MV_STOP:
-        return "reveal-" + DECK_KEYS[move - core.MV_REVEAL]
-    if move == core.MV_STOP:
-        return "stop"
-    if core.MV_TAKE <= move < core.MV_END:
-        return "take-" + DECK_KEYS[move - core.MV_TAKE]
+    kind, arg = move_kind(move), move_arg(move)
+    if kind in DECK_MOVES and arg < core.N_DECKS:
+        return f"{DECK_MOVES[kind]}-{DECK_KEYS[arg]}"
+    if kind in PLAIN_MOVES and arg == 0:
+        return PLAIN_MOVES[kind]
+    if kind == core.MV_SNEAK and arg < len(PY_RAID_VALUE):
+        return f"sneak-{PY_RAID_VALUE[arg]}"
+    if kind in STEAL_MOVES and steal_victim(arg) < len(KHAN_KEYS):      # a seat per Khan at most
+        return f"{STEAL_MOVES[kind]}-" + steal_text(arg)
     return f"?{move}"
 
 
@@ -555,25 +551,26 @@ def _view_hashes(v: Dict[str, Any], seat: int) -> Tuple[int, int]:
 # ================================================================ narration
 def move_head(who: str, move: int, text: str) -> str:
     """The first words of a move's narration."""
-    if 0 <= move < core.MV_CORRAL:
-        return f"{who} raids {DECK_TITLES[move]}"
-    if core.MV_TAKE <= move < core.MV_END:
-        return f"{who} takes the revealed card of {DECK_TITLES[move - core.MV_TAKE]}"
-    if move == core.MV_CORRAL:
+    kind, arg = move_kind(move), move_arg(move)
+    if kind == core.MV_RAID:
+        return f"{who} raids {DECK_TITLES[arg]}"
+    if kind == core.MV_TAKE:
+        return f"{who} takes the revealed card of {DECK_TITLES[arg]}"
+    if kind == core.MV_CORRAL:
         return f"{who} corrals the herd"
-    if move == core.MV_IMPALA:
+    if kind == core.MV_IMPALA:
         return f"{who} uses Observant (Impala People): reveals up to three decks"
-    if move == core.MV_STOP:
+    if kind == core.MV_STOP:
         return f"{who} stops revealing"
-    if core.MV_REVEAL <= move < core.MV_STOP:
-        return f"{who} reveals the top of {DECK_TITLES[move - core.MV_REVEAL]}"
-    if core.MV_SNEAK <= move < core.MV_IMPALA:
-        return f"{who} sneaks a Raid! {PY_RAID_VALUE[move - core.MV_SNEAK]} into a used corral (Sneaky)"
-    if move == core.MV_KEEP:
+    if kind == core.MV_REVEAL:
+        return f"{who} reveals the top of {DECK_TITLES[arg]}"
+    if kind == core.MV_SNEAK:
+        return f"{who} sneaks a Raid! {PY_RAID_VALUE[arg]} into a used corral (Sneaky)"
+    if kind == core.MV_KEEP:
         return f"{who} keeps the Waha's Blessing on the Khan card"
-    if core.MV_USE <= move < core.MV_KEEP:
+    if kind == core.MV_USE:
         return f"{who} uses a kept Waha's Blessing"
-    if core.MV_STEAL <= move < core.MV_REVEAL:
+    if kind == core.MV_STEAL:
         return f"{who} uses the Waha's Blessing at once"
     return f"{who} {text}"
 
