@@ -14,6 +14,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
 from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
+from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
@@ -99,10 +100,10 @@ cpdef enum:
     PH_OVER = 3
     PH_ACTIVATE = 4          # transient: camels being activated
 
-    MV_CHOOSE = 1 << 20      # | play1 << 15 | play2 << 10 | give1 << 5 | give2 (NONE if unused)
-    MV_BOOST = 2 << 20       # | gems spent
-    MV_SHOP4 = 3 << 20       # | SHOP_CARPET / SHOP_SALT / SHOP_NOTHING
-    MV_KIND = 0xF << 20
+    # move kinds (cext/moves.pxd): make_move(kind, argument)
+    MV_CHOOSE = 1            # argument: choice_arg(play1, play2, give1, give2), NONE if unused
+    MV_BOOST = 2             # argument: the gems spent
+    MV_SHOP4 = 3             # argument: SHOP_CARPET / SHOP_SALT / SHOP_NOTHING
 
     SHOP_CARPET = 0
     SHOP_SALT = 1
@@ -124,6 +125,27 @@ cpdef enum:
     EV_TEAPOT = 7
     EV_UP = 8
 
+# The CHOOSE argument: four 5-bit card fields, the played cards then the given ones, each
+# pair ascending (the second NONE outside the duel), so the moves sort by (play, give).
+cdef inline int choice_arg(int play1, int play2, int give1, int give2) noexcept nogil:
+    return (play1 << 15) | (play2 << 10) | (give1 << 5) | give2
+
+cdef inline int choice_play1(int arg) noexcept nogil:
+    return (arg >> 15) & 31
+
+cdef inline int choice_play2(int arg) noexcept nogil:
+    return (arg >> 10) & 31
+
+cdef inline int choice_give1(int arg) noexcept nogil:
+    return (arg >> 5) & 31
+
+cdef inline int choice_give2(int arg) noexcept nogil:
+    return arg & 31
+
+def choice_cards(int arg) -> tuple:
+    """The (play1, play2, give1, give2) card fields of a CHOOSE argument (NONE if unused)."""
+    return (choice_play1(arg), choice_play2(arg), choice_give1(arg), choice_give2(arg))
+
 cdef inline int choice_move(uint32_t play, uint32_t give) noexcept nogil:
     """The CHOOSE move playing the card(s) in `play` and giving those in `give`."""
     cdef int a = lowest_bit(play), b = NONE, c = lowest_bit(give), d = NONE
@@ -133,7 +155,7 @@ cdef inline int choice_move(uint32_t play, uint32_t give) noexcept nogil:
         b = lowest_bit(play)
     if give:
         d = lowest_bit(give)
-    return MV_CHOOSE | (a << 15) | (b << 10) | (c << 5) | d
+    return make_move(MV_CHOOSE, choice_arg(a, b, c, d))
 
 cdef struct ActLog:
     # one camel activation, for printing a game: who moved which camel where, and what it earned
@@ -286,7 +308,7 @@ cdef class KhivaCore(GameCore):
                     while xc:
                         c = lowest_bit(xc)
                         xc &= xc - 1
-                        buf[n] = MV_CHOOSE | (a << 15) | (NONE << 10) | (c << 5) | NONE
+                        buf[n] = make_move(MV_CHOOSE, choice_arg(a, NONE, c, NONE))
                         n += 1
                 return n
             xa = h
@@ -306,23 +328,23 @@ cdef class KhivaCore(GameCore):
                         while xd:
                             d = lowest_bit(xd)
                             xd &= xd - 1
-                            buf[n] = MV_CHOOSE | (a << 15) | (b << 10) | (c << 5) | d
+                            buf[n] = make_move(MV_CHOOSE, choice_arg(a, b, c, d))
                             n += 1
             return n
         if s.phase == PH_BOOST:
             k = self.max_boost()
             for a in range(k + 1):
-                buf[a] = MV_BOOST | a
+                buf[a] = make_move(MV_BOOST, a)
             return k + 1
         if s.phase == PH_SHOP4:
             if s.n_carpets > 0:
-                buf[n] = MV_SHOP4 | SHOP_CARPET
+                buf[n] = make_move(MV_SHOP4, SHOP_CARPET)
                 n += 1
             if self.can_buy_salt(s.act_player):
-                buf[n] = MV_SHOP4 | SHOP_SALT
+                buf[n] = make_move(MV_SHOP4, SHOP_SALT)
                 n += 1
             if s.n_carpets == 0:
-                buf[n] = MV_SHOP4 | SHOP_NOTHING
+                buf[n] = make_move(MV_SHOP4, SHOP_NOTHING)
                 n += 1
             return n
         return 0
@@ -349,13 +371,13 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef void do_move(self, int move) noexcept:
         cdef KState* s = &self.s
-        cdef int kind = move & MV_KIND
+        cdef int kind = move_kind(move)
         if kind == MV_CHOOSE:
             self.choose(move)
         elif kind == MV_BOOST:
             if s.tracking:
                 ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | <uint32_t>move)
-            s.act_boost = move & 0xFF
+            s.act_boost = move_arg(move)
             s.gems[s.act_player] -= s.act_boost
             s.gem_supply += s.act_boost
             s.phase = PH_ACTIVATE
@@ -363,7 +385,7 @@ cdef class KhivaCore(GameCore):
         elif kind == MV_SHOP4:
             if s.tracking:
                 ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | <uint32_t>move)
-            self.shop4(s.act_player, move & 0xFF)
+            self.shop4(s.act_player, move_arg(move))
             s.act_stage = ST_NEXT
             s.phase = PH_ACTIVATE
             self.activate_camels()
@@ -373,18 +395,12 @@ cdef class KhivaCore(GameCore):
         """The seat to move puts its card(s) face down and picks the card(s) for its left."""
         cdef KState* s = &self.s
         cdef int p = s.actor
-        cdef uint32_t play = 0, give = 0
-        cdef int f
-        f = (move >> 15) & 31
-        play |= 1u << f
-        f = (move >> 10) & 31
-        if f != NONE:
-            play |= 1u << f
-        f = (move >> 5) & 31
-        give |= 1u << f
-        f = move & 31
-        if f != NONE:
-            give |= 1u << f
+        cdef int arg = move_arg(move)
+        cdef uint32_t play = 1u << choice_play1(arg), give = 1u << choice_give1(arg)
+        if choice_play2(arg) != NONE:
+            play |= 1u << choice_play2(arg)
+        if choice_give2(arg) != NONE:
+            give |= 1u << choice_give2(arg)
         s.sel_play[p] = play
         s.sel_give[p] = give
         s.hand[p] &= ~(play | give)

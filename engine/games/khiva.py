@@ -11,10 +11,10 @@ from __future__ import annotations
 import copy
 import itertools
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from cext import khiva as core
-from cext.core import GameCore, stable_hash
+from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.khiva import COLOUR_LETTERS, COLOUR_NAMES, PY_GEM_ICONS, PY_SALT, PY_TEAPOTS, KhivaCore
 from engine.games.base import CheckedGame
 from engine.validation import IllegalPositionError, ViewError, fail, place_hidden
@@ -100,17 +100,23 @@ def parse_pos(text: str, n: int, path: tuple) -> int:
     return path_pos(player, space)
 
 
+def choice_of(move: int) -> Tuple[List[int], List[int]]:
+    """The cards a CHOOSE move plays and the cards it gives."""
+    play1, play2, give1, give2 = core.choice_cards(move_arg(move))
+    return ([c for c in (play1, play2) if c != core.NONE],
+            [c for c in (give1, give2) if c != core.NONE])
+
+
 def move_text(move: int) -> str:
-    kind = move & core.MV_KIND
+    kind, arg = move_kind(move), move_arg(move)
     if kind == core.MV_CHOOSE:
-        play = [f for f in ((move >> 15) & 31, (move >> 10) & 31) if f != core.NONE]
-        give = [f for f in ((move >> 5) & 31, move & 31) if f != core.NONE]
+        play, give = choice_of(move)
         return ("play-" + "-".join(card_text(c) for c in play) + "-give-"
                 + "-".join(card_text(c) for c in give))
     if kind == core.MV_BOOST:
-        return f"boost-{move & 0xFF}"
-    if kind == core.MV_SHOP4:
-        return SHOP4_CHOICES[move & 0xFF]
+        return f"boost-{arg}"
+    if kind == core.MV_SHOP4 and arg < len(SHOP4_CHOICES):
+        return SHOP4_CHOICES[arg]
     return f"?{move}"
 
 
@@ -341,7 +347,7 @@ class Khiva(CheckedGame, KhivaCore):
         lines = []
         acts = self.last_activations()
         done_before = 0
-        if move & core.MV_KIND == core.MV_CHOOSE:
+        if move_kind(move) == core.MV_CHOOSE:
             if self.turn == before.turn and self.phase == "choose":
                 return []                          # still hidden: nobody has revealed yet
             d = before.to_json()
@@ -349,10 +355,9 @@ class Khiva(CheckedGame, KhivaCore):
             n = self.n_players
             for p in range(n):
                 ps = d["player_state"][p]
-                play = ps["chosen_play"] if p != player else [card_text((move >> 15) & 31)] + (
-                    [card_text((move >> 10) & 31)] if (move >> 10) & 31 != core.NONE else [])
-                give = ps["chosen_give"] if p != player else [card_text((move >> 5) & 31)] + (
-                    [card_text(move & 31)] if move & 31 != core.NONE else [])
+                play, give = ps["chosen_play"], ps["chosen_give"]
+                if p == player:
+                    play, give = ([card_text(c) for c in cards] for cards in choice_of(move))
                 if viewer is not None and viewer not in (p, (p + 1) % n):
                     give = ["??"] * len(give)       # a gift is seen by its giver and receiver
                 choices.append(f"P{p} play-" + "-".join(play) + "-give-" + "-".join(give))

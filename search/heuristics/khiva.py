@@ -9,7 +9,11 @@ the better space is worth the gems, and buys salt whenever it beats a carpet.
 from __future__ import annotations
 
 import random
-from typing import Dict, List, Tuple
+from typing import Callable, List, Tuple
+
+from cext import khiva as core
+from cext.core import move_arg, move_kind
+from engine.games.khiva import card_text, choice_of
 
 COLOURS = ("white", "blue", "green", "pink", "black")
 CARPET_GUESS = 2.5          # a carpet is worth 3-5 if delivered, nothing otherwise
@@ -75,34 +79,31 @@ def card_worth(d: dict, card: str, me: int) -> float:
 def choose(world, player: int, rng: random.Random) -> int:
     d = world.to_json()
     legal = world.legal_moves()
-    texts: Dict[int, str] = {m: world.move_to_text(m) for m in legal}
-    if d["phase"] == "choose":
+    if move_kind(legal[0]) == core.MV_CHOOSE:
         left = (player + 1) % d["players"]
 
-        def value(text: str) -> float:
-            parts = text.split("-")
-            gi = parts.index("give")
-            play, give = parts[1:gi], parts[gi + 1:]
-            return (sum(card_worth(d, c, player) for c in play)
-                    - 0.5 * sum(card_worth(d, c, left) for c in give))
-        return _best(legal, texts, value, rng)
-    if d["phase"] == "boost":
+        def value(move: int) -> float:
+            play, give = choice_of(move)
+            return (sum(card_worth(d, card_text(c), player) for c in play)
+                    - 0.5 * sum(card_worth(d, card_text(c), left) for c in give))
+        return _best(legal, value, rng)
+    if move_kind(legal[0]) == core.MV_BOOST:
         pend = d["pending"]
         colour = COLOURS.index(pend["camel"])
         value = int(pend["card"][1])
         gems = d["player_state"][player]["gems"]
 
-        def boost_value(text: str) -> float:
-            b = int(text.split("-")[1])
+        def boost_value(move: int) -> float:
+            b = move_arg(move)
             pos = landing(d, colour, player, value + b)
             return space_value(d, colour, player, pos, gems - b) - 0.8 * b
-        return _best(legal, texts, boost_value, rng)
+        return _best(legal, boost_value, rng)
     # shop 4: salt when it is worth more than a carpet
     salt = d["salt_pile"][0] - 3 if d["salt_pile"] else 0
-    prefs = {"salt": salt, "carpet": CARPET_GUESS, "nothing": 0.0}
-    return _best(legal, texts, lambda t: prefs[t], rng)
+    prefs = {core.SHOP_SALT: salt, core.SHOP_CARPET: CARPET_GUESS, core.SHOP_NOTHING: 0.0}
+    return _best(legal, lambda m: prefs[move_arg(m)], rng)
 
 
-def _best(legal: List[int], texts: Dict[int, str], value, rng: random.Random) -> int:
-    scored = [(value(texts[m]), rng.random(), m) for m in legal]
+def _best(legal: List[int], value: Callable[[int], float], rng: random.Random) -> int:
+    scored = [(value(m), rng.random(), m) for m in legal]
     return max(scored)[2]
