@@ -16,7 +16,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kha
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits
+from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
@@ -85,17 +85,18 @@ cpdef enum:
     MV_TAKE = 10             # Impala People: take a revealed card; arg: the deck
     TIER_RANDOM = 3          # a steal's tier against the Sable Nation: a card at random
 
-    LOG_MAX = 8
-    L_DRAW = 1               # deck, type, hidden
-    L_LOSE = 2               # tier, count, cause (0 stampede, 1 infighting, 2 magic, 3 bison)
-    L_SAVED = 3              # the champion absorbed Enemy Magic
-    L_CHAMP = 4              # took a champion (no second)
-    L_STEAL = 5              # victim, tier
-    L_REVEAL = 6             # deck, type
-    L_CORRAL = 7             # cards, value, champion discarded
-    L_KEEP = 8               # blessing kept (auto: 1)
-    L_SNEAK = 9              # tier
-    L_NOEFFECT = 10          # stampede on an empty herd
+    # The kinds of the narration log (core.pxd's EventLog): each entry is (kind, the player
+    # to move, a, b, c), a move writes at most two; a, b, c by kind:
+    LOG_DRAW = 1             # deck, type, hidden
+    LOG_LOSE = 2             # tier, count, cause (0 stampede, 1 infighting, 2 magic, 3 bison)
+    LOG_SAVED = 3            # the champion absorbed Enemy Magic
+    LOG_CHAMP = 4            # took a champion (no second)
+    LOG_STEAL = 5            # victim, tier
+    LOG_REVEAL = 6           # deck, type
+    LOG_CORRAL = 7           # cards, value, champion discarded
+    LOG_KEEP = 8             # blessing kept (auto: 1)
+    LOG_SNEAK = 9            # tier
+    LOG_NOEFFECT = 10        # stampede on an empty herd
 
     # The most legal moves a position can have: the High Llama Tribe's main phase in a
     # 5-player game, 10 raids + corral + 3 sneaks + a kept blessing on each of 3 opponents x
@@ -170,8 +171,6 @@ cdef struct KhanState:
     int n_slots
     int turn
     Rng chance
-    int notes[8][4]
-    int n_log
 
 cdef KhanState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
@@ -479,21 +478,16 @@ cdef class KhanOfKhansCore(GameCore):
 
     # ================================================================ playing a move
     @cython.final
-    cdef void note(self, int kind, int a, int b, int c) noexcept:
-        cdef KhanState* s = &self.s
-        if s.tracking and s.n_log < LOG_MAX:
-            s.notes[s.n_log][0] = kind
-            s.notes[s.n_log][1] = a
-            s.notes[s.n_log][2] = b
-            s.notes[s.n_log][3] = c
-            s.n_log += 1
+    cdef inline void note(self, int kind, int p, int a, int b, int c) noexcept:
+        """Log what a move did, for narration (only while tracking: not in random playouts)."""
+        if self.s.tracking:
+            log_event(&self.s.log, kind, p, a, b, c)
 
     @cython.final
     cdef void do_move(self, int move) noexcept:
         cdef KhanState* s = &self.s
         cdef int p = s.actor, kind = move_kind(move), arg = move_arg(move), t
         if s.tracking:
-            s.n_log = 0
             ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | (<uint64_t>p << 32) | <uint32_t>move)
         if kind == MV_RAID:
             self.raid(p, arg)
@@ -505,7 +499,7 @@ cdef class KhanOfKhansCore(GameCore):
             s.corral[p][arg] += 1
             s.corral_val[p] += RAID_VALUE[arg]
             s.sneaked[p] += 1
-            self.note(L_SNEAK, arg, 0, 0)
+            self.note(LOG_SNEAK, p, arg, 0, 0)
             self.end_turn()
         elif kind == MV_IMPALA:
             s.impala_token = 0
@@ -518,7 +512,7 @@ cdef class KhanOfKhansCore(GameCore):
         elif kind == MV_KEEP:
             s.pending_bless = 0
             s.kept[p] += 1
-            self.note(L_KEEP, 0, 0, 0)
+            self.note(LOG_KEEP, p, 0, 0, 0)
             self.end_turn()
         elif kind == MV_STEAL:
             s.pending_bless = 0
@@ -530,7 +524,7 @@ cdef class KhanOfKhansCore(GameCore):
             t = s.deck[arg][s.ndeck[arg] - 1]
             if s.tracking:
                 ih_public(&s.ih, (<uint64_t>EV_REVEAL << 56) | (<uint64_t>arg << 8) | <uint64_t>t)
-            self.note(L_REVEAL, arg, t, 0)
+            self.note(LOG_REVEAL, p, arg, t, 0)
             if popcount(s.revealed) == IMPALA_REVEAL or (s.nonempty & ~s.revealed) == 0:
                 s.phase = PH_PICK
         elif kind == MV_STOP:
@@ -557,7 +551,7 @@ cdef class KhanOfKhansCore(GameCore):
                 ih_private(&s.ih, 1u << p, (<uint64_t>EV_SECRET << 56) | <uint64_t>t)
             else:
                 ih_public(&s.ih, (<uint64_t>EV_DRAW << 56) | (<uint64_t>d << 8) | <uint64_t>t)
-        self.note(L_DRAW, d, t, hidden)
+        self.note(LOG_DRAW, p, d, t, hidden)
         if t <= T_R100:
             s.herd[p][t] += 1
             s.n_herd[p] += 1
@@ -573,7 +567,7 @@ cdef class KhanOfKhansCore(GameCore):
             if s.n_herd[p] > 0:
                 self.lose_highest(p, 0)
             else:
-                self.note(L_NOEFFECT, 0, 0, 0)
+                self.note(LOG_NOEFFECT, p, 0, 0, 0)
         elif t == T_CHAMP:
             if s.champion[p]:
                 # a second champion: infighting (the Bison Riders lose only one highest card)
@@ -583,18 +577,18 @@ cdef class KhanOfKhansCore(GameCore):
                     if s.n_herd[p] > 0:
                         self.lose_highest(p, 3)
                     else:
-                        self.note(L_LOSE, -1, 0, 3)
+                        self.note(LOG_LOSE, p, -1, 0, 3)
                 else:
                     self.lose_all(p, 1)
             else:
                 s.champion[p] = 1
-                self.note(L_CHAMP, 0, 0, 0)
+                self.note(LOG_CHAMP, p, 0, 0, 0)
         elif t == T_MAGIC:
             s.box[T_MAGIC] += 1
             if s.champion[p]:
                 s.champion[p] = 0
                 s.box[T_CHAMP] += 1
-                self.note(L_SAVED, 0, 0, 0)
+                self.note(LOG_SAVED, p, 0, 0, 0)
             else:
                 self.lose_all(p, 2)
         else:                                   # Waha's Blessing
@@ -605,7 +599,7 @@ cdef class KhanOfKhansCore(GameCore):
             # nobody to steal from: the blessing is kept (the only legal choice)
             s.pending_bless = 0
             s.kept[p] += 1
-            self.note(L_KEEP, 1, 0, 0)
+            self.note(LOG_KEEP, p, 1, 0, 0)
         self.end_turn()
 
     @cython.final
@@ -677,14 +671,14 @@ cdef class KhanOfKhansCore(GameCore):
                 ih_public(&s.ih, (<uint64_t>EV_STAMPEDE << 56) | (<uint64_t>(chosen + 1) << 8) | <uint64_t>t)
         self.move_herd_card(p, t)
         s.box[t] += 1
-        self.note(L_LOSE, t, 1, cause)
+        self.note(LOG_LOSE, p, t, 1, cause)
 
     @cython.final
     cdef void lose_all(self, int p, int cause) noexcept:
         """Discard every raid card of p's herd (Enemy Magic, infighting)."""
         cdef KhanState* s = &self.s
         cdef int t, i
-        self.note(L_LOSE, s.herd_val[p], s.n_herd[p], cause)
+        self.note(LOG_LOSE, p, s.herd_val[p], s.n_herd[p], cause)
         for t in range(3):
             s.box[t] += s.herd[p][t]
             s.herd[p][t] = 0
@@ -700,7 +694,7 @@ cdef class KhanOfKhansCore(GameCore):
     cdef void corral_herd(self, int p) noexcept:
         cdef KhanState* s = &self.s
         cdef int t, i
-        self.note(L_CORRAL, s.n_herd[p], s.herd_val[p], s.champion[p])
+        self.note(LOG_CORRAL, p, s.n_herd[p], s.herd_val[p], s.champion[p])
         s.corrals_open[p] -= 1
         s.corrals_used[p] += 1
         for t in range(3):
@@ -751,7 +745,7 @@ cdef class KhanOfKhansCore(GameCore):
         s.herd[p][t] += 1
         s.n_herd[p] += 1
         s.herd_val[p] += RAID_VALUE[t]
-        self.note(L_STEAL, q, t, 0)
+        self.note(LOG_STEAL, p, q, t, 0)
 
     # ------------------------------------------------------------ the end of a turn and of the game
     @cython.final

@@ -177,11 +177,6 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
     def move_to_text(self, move: int) -> str:
         return move_text(move)
 
-    def last_events(self) -> List[Tuple[int, int, int, int]]:
-        """What the last move did (filled while tracking), as tuples (kind, a, b, c)."""
-        f = self._fields()
-        return [tuple(entry) for entry in f["notes"][:f["n_log"]]]
-
     # ------------------------------------------------------------ writing JSON
     def to_json(self, view: Optional[int] = None) -> Dict[str, Any]:
         """The full state, or (view = a seat) what that seat knows: hidden parts left out."""
@@ -260,7 +255,6 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
         n = f["n"]
         check(2 <= n <= 5 and n == self.n_players, "players", f"{n} is not a player count")
         check(0 <= f["phase"] < len(PHASES), "phase", f"no phase {f['phase']}")
-        check(0 <= f["n_log"] <= core.LOG_MAX, "n_log", "out of range")
         _check_seats(f, n)
         in_decks = _check_decks(f)
         _check_face_down(f, n)
@@ -308,19 +302,19 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
         card, so Sable's herd, corral and score show their face-up part and the number of
         face-down cards, as its view does."""
         f = self._fields()
+        entries = self.events(since=before.event_count)     # what this move logged
         sable = f["sable"]
         hide = (viewer is not None and sable >= 0 and viewer != sable
                 and f["phase"] != core.PH_OVER)
         who = f"P{player} ({KHAN_TITLES[f['khan'][player]]})"
+        down = None
         if hide and player == sable:
             # Sable's own events (draws, losses, corrals) are the only ones that touch its
             # face-down cards; the herd they tell of is the herd before the move
             b = before._fields()
             herd = face_down_counts(b["slot"][:b["n_slots"]])[core.LOC_HERD]
             down = (sum(herd), sum(k * v for k, v in zip(herd, PY_RAID_VALUE)))
-            parts = [event_text(entry, sable, down) for entry in f["notes"][:f["n_log"]]]
-        else:
-            parts = [event_text(entry, sable) for entry in f["notes"][:f["n_log"]]]
+        parts = [event_text(entry, sable, down) for entry in entries]
         head = move_head(who, move, before.move_to_text(move))
         lines = [head + (": " + "; ".join(p for p in parts if p) if any(parts) else "")]
         if f["phase"] == core.PH_OVER:
@@ -420,8 +414,6 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
         f["recv"][p] = ps["received_blessings"]
     f["box"] = [d["box"][key] + (hidden[core.LOC_BOX][t] if t < 3 else 0)
                 for t, key in enumerate(TYPE_KEYS)]
-    f["notes"] = [[0] * 4 for _ in range(core.LOG_MAX)]
-    f["n_log"] = 0
 
 
 def _write_decks(f: Dict[str, Any], decks: List[Dict[str, Any]]) -> None:
@@ -577,45 +569,46 @@ def move_head(who: str, move: int, text: str) -> str:
 
 def event_text(entry: Sequence[int], sable: int,
                face_down: Optional[Tuple[int, int]] = None) -> str:
-    """One entry of the core's event log in words ('' for an event not worth telling).
-    `face_down`: for a seat that does not see the Sable Nation's face-down cards, in a move
-    of the Sable Nation, how many of them its herd held before the move and their cows (the
-    reader is then told only the face-up part); None tells everything."""
-    kind, a, c, e = entry
-    if kind == core.L_DRAW:
-        if e:
+    """One entry of the core's narration log, (kind, player, a, b, c) with a LOG_* kind, in
+    words ('' for an event not worth telling). `face_down`: for a seat that does not see the
+    Sable Nation's face-down cards, in a move of the Sable Nation, how many of them its herd
+    held before the move and their cows (the reader is then told only the face-up part); None
+    tells everything."""
+    kind, _, a, b, c = entry
+    if kind == core.LOG_DRAW:
+        if c:
             if face_down is not None:
                 return "a Raid! card, face down (Sable Nation)"
-            return f"a Raid! card, face down (Sable Nation; it is a {PY_RAID_VALUE[c]})"
-        return TYPE_TITLES[c]
-    if kind == core.L_LOSE:
-        if face_down is not None and face_down[0] and e in (1, 2):
-            return _loss_text(a - face_down[1], c, e, face_down[0])
-        return _loss_text(a, c, e)
-    if kind == core.L_NOEFFECT:
+            return f"a Raid! card, face down (Sable Nation; it is a {PY_RAID_VALUE[b]})"
+        return TYPE_TITLES[b]
+    if kind == core.LOG_LOSE:
+        if face_down is not None and face_down[0] and c in (1, 2):
+            return _loss_text(a - face_down[1], b, c, face_down[0])
+        return _loss_text(a, b, c)
+    if kind == core.LOG_NOEFFECT:
         return "no Raid! card in the herd, no effect"
-    if kind == core.L_SAVED:
+    if kind == core.LOG_SAVED:
         return "the Tribal Champion is discarded and the herd is safe"
-    if kind == core.L_CHAMP:
+    if kind == core.LOG_CHAMP:
         return "guards the herd"
-    if kind == core.L_STEAL:
-        return (f"gives it to P{a} and takes a Raid! {PY_RAID_VALUE[c]} from their herd"
+    if kind == core.LOG_STEAL:
+        return (f"gives it to P{a} and takes a Raid! {PY_RAID_VALUE[b]} from their herd"
                 + (" (at random)" if a == sable else ""))
-    if kind == core.L_REVEAL:
-        return f"{DECK_TITLES[a]} shows {TYPE_TITLES[c]}"
-    if kind == core.L_CORRAL:
-        cows = f"{c} cows"
+    if kind == core.LOG_REVEAL:
+        return f"{DECK_TITLES[a]} shows {TYPE_TITLES[b]}"
+    if kind == core.LOG_CORRAL:
+        cows = f"{b} cows"
         if face_down is not None and face_down[0]:
-            cows = _face_down_part(a, face_down[0], c - face_down[1])
+            cows = _face_down_part(a, face_down[0], b - face_down[1])
         return (f"{a} Raid! card{'s' if a != 1 else ''} ({cows}) safe"
-                + (", the Tribal Champion is discarded" if e else ""))
-    if kind == core.L_KEEP and a:
+                + (", the Tribal Champion is discarded" if c else ""))
+    if kind == core.LOG_KEEP and a:
         return "kept on the Khan card (nobody to steal from)"
     return ""
 
 
 def _loss_text(a: int, count: int, cause: int, face_down: int = 0) -> str:
-    """L_LOSE: a (tier, or cows), count, cause (0 stampede, 1 infighting, 2 magic, 3 bison).
+    """LOG_LOSE: a (tier, or cows), count, cause (0 stampede, 1 infighting, 2 magic, 3 bison).
     `face_down`: of a whole herd lost, the cards face down to the reader (a is then the cows
     of the others)."""
     if cause in (0, 3):
