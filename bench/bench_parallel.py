@@ -14,7 +14,7 @@ import statistics
 import time
 
 from engine.registry import new_game
-from search import search
+from search import Budget, search
 from search.parallel import ParallelSearch
 
 
@@ -27,12 +27,12 @@ def main() -> None:
     args = ap.parse_args()
     state = new_game("khiva", 3, 7)
     pool = ParallelSearch(2)
-    pool.search(state, iterations=2000, seed=0)                 # warm the actors up
+    pool.search(state, Budget(iterations=2000), seed=0)                 # warm the actors up
     one, two = [], []
     for r in range(args.repeat):
-        res = search(state, seconds=args.seconds, seed=r)
+        res = search(state, Budget(seconds=args.seconds), seed=r)
         one.append(res.iterations / res.seconds)
-        res = pool.search(state, seconds=args.seconds, seed=r)
+        res = pool.search(state, Budget(seconds=args.seconds), seed=r)
         two.append(res.iterations / res.seconds)
     r1, r2 = statistics.median(one), statistics.median(two)
     print(f"Khiva 3 players, {args.seconds:g} s searches, median of {args.repeat}:")
@@ -42,7 +42,7 @@ def main() -> None:
     walls = []
     for r in range(5):
         t0 = time.perf_counter()
-        pool.search(state, seconds=1.0, seed=r)
+        pool.search(state, Budget(seconds=1.0), seed=r)
         walls.append(time.perf_counter() - t0)
     print(f"  a 1 s search on 2 workers returns after {statistics.median(walls):.3f} s "
           f"(median of 5; overhead {1000 * (statistics.median(walls) - 1):+.0f} ms)")

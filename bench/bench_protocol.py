@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 from engine.registry import new_game  # noqa: E402
 from protocol_client import Client  # noqa: E402
-from search import search  # noqa: E402
+from search import Budget, search  # noqa: E402
 
 
 def main() -> None:
@@ -35,7 +35,7 @@ def main() -> None:
         proto.append(time.perf_counter() - t0)
         state = new_game("khiva", 3, 7)
         t0 = time.perf_counter()
-        search(state, iterations=n, seed=r)
+        search(state, Budget(iterations=n), seed=r)
         api.append(time.perf_counter() - t0)
     client.close()
     a, p = statistics.median(api), statistics.median(proto)

@@ -10,7 +10,7 @@ from typing import List, Optional, Sequence
 from engine.registry import GAMES, all_options, game_info
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
-from search.ismcts import DEFAULT_SCORE_WEIGHT
+from search.config import DEFAULT_SCORE_WEIGHT, SearchConfig
 from search.match import agent_seed, play_game
 
 EXIT_USAGE = 2           # a mistake in the command line
@@ -217,8 +217,9 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)
     print(state.render(seat), file=out)
     print("", file=out)
-    sug = suggest(state, budget, args.top, seed=args.search_seed, mode=args.mode,
-                  score_weight=args.score_weight, workers=args.workers, address=args.address)
+    config = SearchConfig(mode=args.mode, score_weight=args.score_weight)
+    sug = suggest(state, budget, args.top, config, seed=args.search_seed, workers=args.workers,
+                  address=args.address)
     print(f"hints for P{sug.player} ({sug.iterations:,} iterations in {sug.seconds:.2f} s), "
           "ranked by visits: the moves the search chose most often first; win = its estimated "
           "chance of winning after the move, score = its expected final score", file=out)
@@ -309,10 +310,10 @@ def _arena_runner(args, game: str, players: int, options: dict):
         raise ValueError("--workers must be at least 1")
     if args.workers == 1 and not address:
         return lambda specs: None
-    from search.parallel import arena_runner
+    from search.arena_ray import RayArenaRunner
 
-    return lambda specs: arena_runner(game, players, specs, args.seed, options,
-                                      workers=args.workers, address=address)
+    return lambda specs: RayArenaRunner(game, players, specs, args.seed, options,
+                                        workers=args.workers, address=address)
 
 
 def cmd_games(out) -> int:

@@ -260,7 +260,7 @@ def _list_moves(state: GameCore, out: TextIO) -> None:
 
 
 def _hint(state: GameCore, args: List[str], out: TextIO, iterations: int) -> None:
-    from search.suggest import suggest
+    from search.suggest import Budget, suggest
 
     try:
         k = int(args[0]) if args else 3
@@ -269,7 +269,7 @@ def _hint(state: GameCore, args: List[str], out: TextIO, iterations: int) -> Non
     except ValueError:
         print("usage: hint [k], k a positive number", file=out)
         return
-    sug = suggest(state, iterations, k, seed=len(state.legal_moves()))
+    sug = suggest(state, Budget(iterations=iterations), k, seed=len(state.legal_moves()))
     for m in sug.moves:
         print(f"  {m.rank}. {m.text:<24} {m.win_probability:6.1%} win  score {m.expected_score:5.1f}"
               f"  ({m.visits} of {sug.iterations} iterations)", file=out)

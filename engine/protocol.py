@@ -15,13 +15,14 @@ import os
 import queue
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
-from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, collect,
-                           make_tree, run_tree)
+from search.config import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, Budget,
+                           SearchConfig)
+from search.parallel import require_ray, search_with_workers
 
 ENGINE_NAME = "Caravan 0.1.0"
 ENGINE_AUTHOR = "the Caravan developers"
@@ -96,6 +97,9 @@ OPTIONS: List[Option] = [
     Option("MaxNodes", "spin", DEFAULT_MAX_NODES, 1, 50_000_000),
     Option("HintMoves", "spin", 5, 1, MAX_HINT_MOVES),
 ]
+# The options that are fields of the session's SearchConfig (option name -> field).
+CONFIG_OPTIONS = {"c": "c", "scoreweight": "score_weight", "keymode": "mode",
+                  "maxnodes": "max_nodes"}
 
 
 def parse_json_object(raw: str) -> dict:
@@ -171,6 +175,7 @@ class Engine:
         self.out = out
         self.out_lock = threading.Lock()
         self.options: Dict[str, object] = {o.name.lower(): o.default for o in OPTIONS}
+        self.config = SearchConfig()              # the search options, as one object
         self.state: Optional[GameCore] = None
         self.view_seat: Optional[int] = None      # set up from this seat's view (else: full)
         self.searching: Optional[threading.Thread] = None
@@ -283,13 +288,14 @@ class Engine:
             raise ProtocolError(f"option {option.name} needs a value")
         parsed = option.parse(value)
         if option.name == "Workers" and parsed > 1:
-            from search.parallel import require_ray
-
             try:
                 require_ray()
             except RuntimeError as e:
                 raise ProtocolError(str(e)) from None
-        self.options[option.name.lower()] = parsed
+        key = option.name.lower()
+        if key in CONFIG_OPTIONS:
+            self.config = replace(self.config, **{CONFIG_OPTIONS[key]: parsed})
+        self.options[key] = parsed
 
     def cmd_ucinewgame(self, args, line):
         self.state, self.view_seat = None, None
@@ -379,37 +385,37 @@ class Engine:
         obj = st.to_json() if seat is None else st.to_json(view=seat)
         self.send(json.dumps(obj, separators=(",", ":")))
 
-    def budget(self, args: List[str]) -> Tuple[int, float]:
-        """(iterations, seconds) of a search (0: no such limit; both 0: until stopped).
+    def budget(self, args: List[str]) -> Budget:
+        """The budget of a search (no limit: until stopped).
 
         `go infinite` has no budget whatever else it says; go's own `iterations` and
         `movetime` replace the options; without them the options decide (option_budget).
         """
         iterations, movetime, infinite = parse_go_limits(args)
         if infinite:
-            return 0, 0.0
+            return Budget()
         if iterations or movetime:
-            return iterations, movetime / 1000.0
+            return Budget(iterations, movetime / 1000.0)
         return self.option_budget()
 
-    def option_budget(self) -> Tuple[int, float]:
+    def option_budget(self) -> Budget:
         """The budget of a `go` without limits and of `hint`: `MoveTime` when it is above 0
         (a time budget alone), else `Iterations`."""
         movetime = int(self.options["movetime"])
         if movetime:
-            return 0, movetime / 1000.0
-        return int(self.options["iterations"]), 0.0
+            return Budget(seconds=movetime / 1000.0)
+        return Budget(iterations=int(self.options["iterations"]))
 
     def cmd_go(self, args, line):
         st = self.need_position()
-        iterations, seconds = self.budget(args)
+        budget = self.budget(args)
         if st.is_terminal():
             self.send("info string gameover",
                       "info string scores " + " ".join(str(x) for x in st.scores()),
                       "info string ranking " + " ".join(str(x) for x in st.ranking()),
                       ANSWER_END["go"])
             return
-        self.start_search(st, iterations, seconds, self.finish_go, ANSWER_END["go"])
+        self.start_search(st, budget, self.finish_go, ANSWER_END["go"])
 
     def cmd_hint(self, args, line):
         st = self.need_position()
@@ -423,8 +429,7 @@ class Engine:
                 raise ProtocolError(f"k must be between 1 and {MAX_HINT_MOVES}")
         if st.is_terminal():
             raise ProtocolError("the game is over: no hint")
-        iterations, seconds = self.option_budget()
-        self.start_search(st, iterations, seconds, lambda r, s: self.finish_hint(r, s, k),
+        self.start_search(st, self.option_budget(), lambda r, s: self.finish_hint(r, s, k),
                           ANSWER_END["hint"])
 
     def cmd_stop(self, args, line):
@@ -436,32 +441,25 @@ class Engine:
         return False
 
     # ------------------------------------------------------------------ searching
-    def start_search(self, state: GameCore, iterations: int, seconds: float,
-                     finish: Callable, last_line: str) -> None:
+    def start_search(self, state: GameCore, budget: Budget, finish: Callable,
+                     last_line: str) -> None:
         """Search `state` on a worker thread; `finish(result, state)` answers, `last_line`
         ends the answer if the search fails."""
-        seed = int(self.options["seed"])
-        workers = int(self.options["workers"])
-        tree = None
-        if workers == 1:
-            tree = make_tree(state, state.to_move, seed, float(self.options["c"]),
-                             str(self.options["keymode"]), int(self.options["maxnodes"]),
-                             score_weight=float(self.options["scoreweight"]))
+        seed, workers, config = int(self.options["seed"]), int(self.options["workers"]), self.config
         with self.stop_lock:                    # a stop that already came applies at once
             stop = self.stop_event = threading.Event()
             self.search_line = self.line_no
-            self.infinite = not iterations and not seconds
+            self.infinite = budget.unlimited
             self._stop_if_due()
         self.searches += 1
 
         def work():
             try:
-                if tree is None:
-                    result = self.parallel_search(state, iterations, seconds, seed, workers,
-                                                  stop)
-                else:
-                    elapsed = run_tree(tree, iterations, seconds, stop, self.report, 1.0)
-                    result = collect(state, tree, elapsed)
+                result = search_with_workers(state, budget, config, workers=workers,
+                                             seed=seed, stop=stop, progress=self.report)
+                if getattr(result, "failed", None):
+                    self.send(f"info string workers failed {' '.join(map(str, result.failed))}"
+                              f"; merged {len(result.answered)} of {result.workers}")
                 finish(result, state)
             except Exception as e:  # never leave a client waiting for its answer
                 self.error(f"internal error: search failed: {type(e).__name__}: {e}")
@@ -470,23 +468,9 @@ class Engine:
         self.searching = threading.Thread(target=work, name="caravan-search", daemon=True)
         self.searching.start()
 
-    def parallel_search(self, state, iterations, seconds, seed, workers, stop):
-        """The same search spread over `workers` Ray actors (root-parallel)."""
-        from search.parallel import shared_search
-
-        pool = shared_search(workers)
-        result = pool.search(state, iterations=iterations, seconds=seconds, seed=seed,
-                             c=float(self.options["c"]), mode=str(self.options["keymode"]),
-                             max_nodes=int(self.options["maxnodes"]),
-                             score_weight=float(self.options["scoreweight"]), stop=stop)
-        if result.failed:
-            self.send(f"info string workers failed {' '.join(map(str, result.failed))}; "
-                      f"merged {len(result.answered)} of {result.workers}")
-        return result
-
-    def report(self, tree, elapsed: float) -> None:
+    def report(self, iterations: int, nodes: int, elapsed: float) -> None:
         """The progress line, about once a second during a search."""
-        self.send(search_info_line(tree.iterations, tree.n_nodes, elapsed))
+        self.send(search_info_line(iterations, nodes, elapsed))
 
     def finish_go(self, result, state) -> None:
         self.send(search_info_line(result.iterations, result.nodes, result.seconds),

@@ -1,4 +1,5 @@
 """Search and agents: information-set MCTS, agent specs and whole-game matches."""
-from search.ismcts import SearchResult, MoveStats, search
+from search.config import Budget, SearchConfig
+from search.ismcts import MoveStats, SearchResult, search
 
-__all__ = ["SearchResult", "MoveStats", "search"]
+__all__ = ["Budget", "MoveStats", "SearchConfig", "SearchResult", "search"]

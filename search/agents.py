@@ -15,10 +15,18 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 from cext.core import GameCore
-from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, SearchResult,
-                           search)
+from search.config import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, Budget,
+                           SearchConfig)
+from search.ismcts import SearchResult, search
+from search.parallel import search_with_workers
 
 DEFAULT_ITERATIONS = 1000
+
+
+def perfect_information(c: float, max_nodes: int) -> SearchConfig:
+    """The configuration of a search that sees the whole state it is given: nodes keyed by
+    that state, nothing sampled (for a state that is already a sample, or to cheat)."""
+    return SearchConfig(c=c, mode="full", max_nodes=max_nodes, determinize=False)
 
 
 class Agent:
@@ -68,97 +76,100 @@ class HeuristicAgent(Agent):
         return move
 
 
-class IsmctsAgent(Agent):
-    """Information-set MCTS with an iteration and/or time budget."""
+class SearchingAgent(Agent):
+    """An agent that searches: its seed, its budget per move (DEFAULT_ITERATIONS when the
+    spec gives neither iterations nor time) and one SearchConfig, built once from its spec.
+    A move with no alternative is played without a search."""
 
-    name = "ismcts"
-
-    def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0, c: float = DEFAULT_C,
-                 mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES, workers: int = 1,
-                 score_weight: float = DEFAULT_SCORE_WEIGHT) -> None:
+    def __init__(self, seed: int, iterations: int, time: float, config: SearchConfig) -> None:
         if iterations == 0 and time == 0:
             iterations = DEFAULT_ITERATIONS
-        self.workers = workers
         self.seed = seed
-        self.iterations = iterations
-        self.time = time
-        self.c = c
-        self.mode = mode
-        self.max_nodes = max_nodes
-        self.score_weight = score_weight
+        self.budget = Budget(iterations, time)
+        self.config = config
         self.calls = 0
-        self.last: Optional[SearchResult] = None
 
     def choose(self, state: GameCore) -> int:
         legal = state.legal_moves()
         if len(legal) == 1:
             return legal[0]
         self.calls += 1
-        seed = self.seed * 1_000_003 + self.calls
-        if self.workers > 1:
-            from search.parallel import shared_search
+        return self.search_move(state, self.seed * 1_000_003 + self.calls)
 
-            self.last = shared_search(self.workers).search(
-                state, iterations=self.iterations, seconds=self.time, seed=seed, c=self.c,
-                mode=self.mode, max_nodes=self.max_nodes, score_weight=self.score_weight)
-        else:
-            self.last = search(state, iterations=self.iterations, seconds=self.time, seed=seed,
-                               c=self.c, mode=self.mode, max_nodes=self.max_nodes,
-                               score_weight=self.score_weight)
+    def search_move(self, state: GameCore, seed: int) -> int:
+        """The move found by this agent's search of `state`, seeded with `seed`."""
+        raise NotImplementedError
+
+    def budget_text(self) -> str:
+        """The budget as spec options: `iterations=N`, `time=S` or both."""
+        items = [f"iterations={self.budget.iterations}"] if self.budget.iterations else []
+        if self.budget.seconds:
+            items.append(f"time={self.budget.seconds}")
+        return ",".join(items)
+
+
+class IsmctsAgent(SearchingAgent):
+    """Information-set MCTS with an iteration and/or time budget, on one process or, with
+    `workers` > 1, root-parallel on Ray."""
+
+    name = "ismcts"
+
+    def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0,
+                 c: float = DEFAULT_C, mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES,
+                 workers: int = 1, score_weight: float = DEFAULT_SCORE_WEIGHT) -> None:
+        super().__init__(seed, iterations, time,
+                         SearchConfig(c=c, mode=mode, max_nodes=max_nodes,
+                                      score_weight=score_weight))
+        self.workers = workers
+        self.last: Optional[SearchResult] = None
+
+    def search_move(self, state: GameCore, seed: int) -> int:
+        self.last = search_with_workers(state, self.budget, self.config, workers=self.workers,
+                                        seed=seed)
         return self.last.move
 
     def describe(self) -> str:
-        budget = f"iterations={self.iterations}" if self.iterations else ""
-        if self.time:
-            budget += ("," if budget else "") + f"time={self.time}"
         workers = f",workers={self.workers}" if self.workers > 1 else ""
-        weight = "" if self.score_weight == DEFAULT_SCORE_WEIGHT \
-            else f",score_weight={self.score_weight}"
-        return f"ismcts:{budget},c={self.c},mode={self.mode}{weight}{workers}"
+        weight = "" if self.config.score_weight == DEFAULT_SCORE_WEIGHT \
+            else f",score_weight={self.config.score_weight}"
+        return (f"ismcts:{self.budget_text()},c={self.config.c},mode={self.config.mode}"
+                f"{weight}{workers}")
 
 
-class PimcAgent(Agent):
+class PimcAgent(SearchingAgent):
     """Determinized perfect-information MCTS: sample `worlds` full states consistent with the
     seat's information, run plain MCTS on each (keys: the whole state), merge the votes.
 
-    Each world's most visited move gets one vote; ties are broken by total visits."""
+    Each world's most visited move gets one vote; ties are broken by total visits. The
+    budget is shared out among the worlds."""
 
     name = "pimc"
 
     def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0, worlds: int = 10,
                  c: float = DEFAULT_C, max_nodes: int = DEFAULT_MAX_NODES) -> None:
-        if iterations == 0 and time == 0:
-            iterations = DEFAULT_ITERATIONS
-        self.seed, self.iterations, self.time, self.worlds = seed, iterations, time, worlds
-        self.c, self.max_nodes = c, max_nodes
-        self.calls = 0
+        super().__init__(seed, iterations, time, perfect_information(c, max_nodes))
+        self.worlds = worlds
 
-    def choose(self, state: GameCore) -> int:
-        legal = state.legal_moves()
-        if len(legal) == 1:
-            return legal[0]
-        self.calls += 1
+    def search_move(self, state: GameCore, seed: int) -> int:
         player = state.to_move
         votes: Dict[int, int] = {}
         visits: Dict[int, int] = {}
-        per_world_it = max(1, self.iterations // self.worlds) if self.iterations else 0
-        per_world_s = self.time / self.worlds if self.time else 0.0
-        base = (self.seed * 1_000_003 + self.calls) * 1000
+        per_world = Budget(max(1, self.budget.iterations // self.worlds)
+                           if self.budget.iterations else 0, self.budget.seconds / self.worlds)
+        base = seed * 1000
         for w in range(self.worlds):
             world = state.determinized(player, base + w)
-            r = search(world, iterations=per_world_it, seconds=per_world_s, seed=base + w,
-                       c=self.c, mode="full", max_nodes=self.max_nodes, determinize=False)
+            r = search(world, per_world, self.config, seed=base + w)
             votes[r.move] = votes.get(r.move, 0) + 1
             for s in r.stats:
                 visits[s.move] = visits.get(s.move, 0) + s.visits
         return max(votes, key=lambda m: (votes[m], visits.get(m, 0), -m))
 
     def describe(self) -> str:
-        budget = f"iterations={self.iterations}" if self.iterations else f"time={self.time}"
-        return f"pimc:{budget},worlds={self.worlds},c={self.c}"
+        return f"pimc:{self.budget_text()},worlds={self.worlds},c={self.config.c}"
 
 
-class CheatAgent(Agent):
+class CheatAgent(SearchingAgent):
     """MCTS on the true state, hidden cards and future chance included: an upper bound, not
     a fair player."""
 
@@ -166,24 +177,13 @@ class CheatAgent(Agent):
 
     def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0,
                  c: float = DEFAULT_C, max_nodes: int = DEFAULT_MAX_NODES) -> None:
-        if iterations == 0 and time == 0:
-            iterations = DEFAULT_ITERATIONS
-        self.seed, self.iterations, self.time, self.c, self.max_nodes = \
-            seed, iterations, time, c, max_nodes
-        self.calls = 0
+        super().__init__(seed, iterations, time, perfect_information(c, max_nodes))
 
-    def choose(self, state: GameCore) -> int:
-        legal = state.legal_moves()
-        if len(legal) == 1:
-            return legal[0]
-        self.calls += 1
-        return search(state, iterations=self.iterations, seconds=self.time,
-                      seed=self.seed * 1_000_003 + self.calls, c=self.c, mode="full",
-                      max_nodes=self.max_nodes, determinize=False).move
+    def search_move(self, state: GameCore, seed: int) -> int:
+        return search(state, self.budget, self.config, seed=seed).move
 
     def describe(self) -> str:
-        budget = f"iterations={self.iterations}" if self.iterations else f"time={self.time}"
-        return f"cheat:{budget},c={self.c}"
+        return f"cheat:{self.budget_text()},c={self.config.c}"
 
 
 AGENT_FAILURE_REASONS = ("crash", "timeout", "illegal move", "invalid output")

@@ -4,17 +4,15 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Union
 
 from cext.core import GameCore
 from cext.ismcts import Tree
+from search.config import Budget, SearchConfig, from_keywords
 
-DEFAULT_C = 0.7
-DEFAULT_MAX_NODES = 200_000
-# Half of the reward is the score margin: at 1,000 iterations, against the win share alone,
-# it gained or was even in every game and player count measured (docs/architecture.md,
-# "Score weight").
-DEFAULT_SCORE_WEIGHT = 0.5
+# progress(iterations, nodes, seconds): how far a running search has come
+Progress = Callable[[int, int, float], None]
+
 CHUNK_ITERATIONS = 256       # the loop returns to Python this often: stop and progress checks
 CHUNK_SECONDS = 0.02
 
@@ -57,29 +55,32 @@ class SearchResult:
         return self.iterations / self.seconds if self.seconds > 0 else 0.0
 
 
-def check_score_weight(score_weight: float) -> float:
-    """`score_weight` as a float; ValueError unless it lies in [0, 1]."""
-    if not isinstance(score_weight, (int, float)) or not 0.0 <= score_weight <= 1.0:
-        raise ValueError(f"score_weight must be between 0 and 1, not {score_weight!r}")
-    return float(score_weight)
+def new_tree(state: GameCore, player: int, config: SearchConfig, seed: int) -> Tree:
+    """The search tree of `player` (who must be to move) at `state`, seeded with `seed`:
+    the one place a Tree is made."""
+    return Tree(state, player, seed, config.c, config.mode, config.max_nodes, True,
+                config.determinize, config.score_weight)
 
 
-def make_tree(state: GameCore, player: int, seed: int, c: float, mode: str,
-              max_nodes: int, determinize: bool = True,
-              score_weight: float = DEFAULT_SCORE_WEIGHT) -> Tree:
-    """A search tree; with determinize=False the root state is searched as it is (perfect
-    information: only for a state that is already a sample, or for the cheat agent).
-    `score_weight` mixes the score margin into the reward."""
-    return Tree(state, player, seed, c, mode, max_nodes, True, determinize,
-                check_score_weight(score_weight))
+def check_search(state: GameCore, budget: Budget, player: Optional[int],
+                 stop: Optional[object]) -> int:
+    """The searching player (the one to move, unless `player` says otherwise and is wrong:
+    ValueError); ValueError too for a budget without a limit and no `stop` to end it."""
+    if budget.unlimited and stop is None:
+        raise ValueError("give a budget: iterations > 0 or seconds > 0")
+    to_move = state.to_move
+    if player is not None and player != to_move:
+        raise ValueError(f"player {player} is not to move (player {to_move} is)")
+    return to_move
 
 
-def run_tree(tree: Tree, iterations: int, seconds: float, stop: Optional[threading.Event],
-             progress: Optional[Callable[[Tree, float], None]], progress_every: float) -> float:
+def run_tree(tree: Tree, budget: Budget, stop: Optional[threading.Event] = None,
+             progress: Optional[Progress] = None, progress_every: float = 1.0) -> float:
     """Run `tree` in short chunks until the budget is spent or `stop` is set; returns seconds.
 
-    No budget at all (iterations == seconds == 0) means: until `stop` is set.
+    No limit in the budget means: until `stop` is set (anything with an is_set() method).
     """
+    iterations, seconds = budget.iterations, budget.seconds
     t0 = time.perf_counter()
     next_report = progress_every
     while True:
@@ -92,10 +93,10 @@ def run_tree(tree: Tree, iterations: int, seconds: float, stop: Optional[threadi
         chunk_time = CHUNK_SECONDS if not seconds else max(1e-4, min(CHUNK_SECONDS, seconds - elapsed))
         tree.run(min(left, CHUNK_ITERATIONS), chunk_time)
         if progress is not None and time.perf_counter() - t0 >= next_report:
-            progress(tree, time.perf_counter() - t0)
+            progress(tree.iterations, tree.n_nodes, time.perf_counter() - t0)
             next_report += progress_every
-        if not iterations and not seconds and stop is None:
-            break  # pragma: no cover - guarded by search()
+        if budget.unlimited and stop is None:
+            break  # pragma: no cover - guarded by check_search()
     return time.perf_counter() - t0
 
 
@@ -113,33 +114,26 @@ def collect(state: GameCore, tree: Tree, elapsed: float) -> SearchResult:
                         tree.n_nodes, tree.full, tree.tree_moves / max(1, tree.iterations), stats)
 
 
-def search(state: GameCore, *, player: Optional[int] = None, iterations: int = 0,
-           seconds: float = 0.0, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
-           max_nodes: int = DEFAULT_MAX_NODES, stop: Optional[threading.Event] = None,
-           progress: Optional[Callable[[Tree, float], None]] = None,
-           progress_every: float = 1.0, determinize: bool = True,
-           score_weight: float = DEFAULT_SCORE_WEIGHT) -> SearchResult:
+def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
+           config: Optional[SearchConfig] = None, *, seed: int = 0,
+           player: Optional[int] = None, stop: Optional[threading.Event] = None,
+           progress: Optional[Progress] = None, progress_every: float = 1.0,
+           **fields: object) -> SearchResult:
     """Search `state` for the player to move, seeing only that player's information.
 
-    The budget is `iterations`, `seconds` of wall time, or both (whichever ends first); with
-    an iteration budget the result is reproducible for a given `seed`. With neither, the
-    search runs until `stop` (a threading.Event) is set. `mode` picks the node keying: "so"
-    (opponents decide from what they share with the searcher) or "mo" (every player's nodes
-    keyed by its full information set). `progress(tree, elapsed)` is called about every
-    `progress_every` seconds. `score_weight` w in [0, 1] makes each player's reward
-    (1 - w) x its win share + w x its squashed score margin, a steadier signal where single moves barely move the win rate.
-    Returns the most visited root move and the statistics of every
-    root move, most visited first.
+    `budget` (search.config.Budget; an int is iterations, a float seconds) says when to
+    stop: with an iteration limit alone the result is reproducible for a given `seed`.
+    Without a limit the search runs until `stop` (a threading.Event) is set. `config`
+    (search.config.SearchConfig, the defaults when None) says how to search. `player`, when
+    given, must be the player to move. `progress(iterations, nodes, seconds)` is called
+    about every `progress_every` seconds. The fields of the budget and the configuration
+    may also be given as keywords (`iterations=400, mode="mo"`) instead of the objects.
+
+    Returns the most visited root move and the statistics of every root move, most visited
+    first.
     """
-    if iterations < 0 or seconds < 0:
-        raise ValueError("budgets must be positive")
-    if iterations == 0 and seconds == 0 and stop is None:
-        raise ValueError("give a budget: iterations > 0 or seconds > 0")
-    to_move = state.to_move
-    if player is None:
-        player = to_move
-    if player != to_move:
-        raise ValueError(f"player {player} is not to move (player {to_move} is)")
-    tree = make_tree(state, player, seed, c, mode, max_nodes, determinize, score_weight)
-    elapsed = run_tree(tree, iterations, seconds, stop, progress, progress_every)
+    budget, config = from_keywords(budget, config, fields, "search")
+    player = check_search(state, budget, player, stop)
+    tree = new_tree(state, player, config, seed)
+    elapsed = run_tree(tree, budget, stop, progress, progress_every)
     return collect(state, tree, elapsed)

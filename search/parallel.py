@@ -1,7 +1,9 @@
-"""Distributed search and arena on Ray.
+"""Distributed search on Ray, and the one door to a search on any number of workers
+(search_with_workers).
 
-Ray is imported here only, and only when more than one worker or a cluster address is asked
-for: the default (one worker) never starts or imports Ray.
+Ray is imported here only (ensure_ray, also for the arena's Ray runner in
+search.arena_ray), and only when more than one worker or a cluster address is asked for: the
+default (one worker) never starts or imports Ray.
 
 Root-parallel ISMCTS: W actors each hold the compiled cores and run their own iterations from
 the same root with their own determinization stream (seed * 1_000_003 + worker index); the
@@ -16,11 +18,12 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Union
 
 from cext.core import GameCore
-from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, MoveStats, SearchResult,
-                           DEFAULT_SCORE_WEIGHT, check_score_weight)
+from search.config import Budget, SearchConfig, from_keywords
+from search.ismcts import (MoveStats, Progress, SearchResult, check_search, new_tree, run_tree,
+                           search)
 
 INSTALL_HINT = "pip install ray  (or: pip install 'caravan[ray]')"
 
@@ -62,13 +65,11 @@ class _Worker:
     def pid(self) -> int:
         return os.getpid()
 
-    def search(self, state: GameCore, player: int, iterations: int, seconds: float, seed: int,
-               c: float, mode: str, max_nodes: int,
-               score_weight: float, number: int) -> dict:
-        from search.ismcts import make_tree, run_tree
-
-        tree = make_tree(state, player, seed, c, mode, max_nodes, True, score_weight)
-        elapsed = run_tree(tree, iterations, seconds, _Stopped(self, number), None, 1.0)
+    def search(self, state: GameCore, player: int, budget: Budget, config: SearchConfig,
+               seed: int, number: int) -> dict:
+        """Search number `number`: this worker's share of a root-parallel search."""
+        tree = new_tree(state, player, config, seed)
+        elapsed = run_tree(tree, budget, _Stopped(self, number))
         outcomes = tree.root_outcomes()
         stats = []
         for move, visits, mean, avail in tree.root_stats():
@@ -135,40 +136,34 @@ class ParallelSearch:
                 except Exception:
                     pass
 
-    def search(self, state: GameCore, *, player: Optional[int] = None, iterations: int = 0,
-               seconds: float = 0.0, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
-               max_nodes: int = DEFAULT_MAX_NODES, score_weight: float = DEFAULT_SCORE_WEIGHT,
-               merge: str = "sum",
+    def search(self, state: GameCore, budget: Union[Budget, int, float, None] = None,
+               config: Optional[SearchConfig] = None, *, seed: int = 0,
+               player: Optional[int] = None, merge: str = "sum",
                stop: Optional[threading.Event] = None,
-               on_submit: Optional[Callable[[], None]] = None) -> ParallelResult:
+               on_submit: Optional[Callable[[], None]] = None,
+               **fields: object) -> ParallelResult:
         """Search `state` for the seat to move on every worker and merge the root statistics.
 
-        `iterations` is the total over all workers (split evenly); `seconds` is wall time for
-        each. With neither, the workers search until `stop` is set. merge="sum" adds visits
-        and reward sums per move; merge="vote" gives each worker's best move one vote.
-        `score_weight` as for search.ismcts.search.
+        As search.ismcts.search, except that the budget's iterations are the total over all
+        workers (split evenly) and its seconds are wall time for each. merge="sum" adds
+        visits and reward sums per move; merge="vote" gives each worker's best move one
+        vote. `on_submit()` is called once every worker has its search.
         """
         if merge not in ("sum", "vote"):
             raise ValueError("merge is 'sum' or 'vote'")
-        if iterations < 0 or seconds < 0:
-            raise ValueError("budgets must be positive")
-        if iterations == 0 and seconds == 0 and stop is None:
-            raise ValueError("give a budget: iterations > 0 or seconds > 0")
-        to_move = state.to_move
-        player = to_move if player is None else player
-        if player != to_move:
-            raise ValueError(f"player {player} is not to move (player {to_move} is)")
+        budget, config = from_keywords(budget, config, fields, "search")
+        player = check_search(state, budget, player, stop)
         if state.is_terminal():
             raise ValueError("the game is over: nothing to search")
-        score_weight = check_score_weight(score_weight)
         self.replace_dead()
         w = self.workers
-        shares = [iterations // w + (1 if i < iterations % w else 0) for i in range(w)] \
-            if iterations else [0] * w
+        total = budget.iterations
+        shares = [Budget(total // w + (1 if i < total % w else 0), budget.seconds)
+                  for i in range(w)]
         t0 = time.perf_counter()
         self.number += 1
-        refs = [a.search.remote(state, player, shares[i], seconds, seed * 1_000_003 + i, c, mode,
-                                max_nodes, score_weight, self.number)
+        refs = [a.search.remote(state, player, shares[i], config, seed * 1_000_003 + i,
+                                self.number)
                 for i, a in enumerate(self.actors)]
         if on_submit:
             on_submit()
@@ -251,46 +246,18 @@ def shared_search(workers: int, address: Optional[str] = None) -> ParallelSearch
     return pool
 
 
-def _play_task(game, players, specs, task, seed, options):
-    from search.arena import play_task
-
-    return play_task(game, players, specs, task, seed, options)
-
-
-class _RayArenaRunner:
-    """Arena games as independent Ray tasks, results streamed back as they finish."""
-
-    def __init__(self, game: str, players: int, specs: Sequence[str], seed: int,
-                 options: Optional[dict], workers: int, address: Optional[str]) -> None:
-        self.ray = ensure_ray(workers, address)
-        self.args = (game, players, list(specs))
-        self.seed, self.options, self.workers = seed, options, workers
-        self.remote = self.ray.remote(num_cpus=1)(_play_task)
-        self.pending: List = []
-
-    def __call__(self, tasks) -> Iterable[dict]:
-        game, players, specs = self.args
-        queue = list(tasks)
-        window = max(2 * self.workers, 2)
-        while queue or self.pending:
-            while queue and len(self.pending) < window:
-                t = queue.pop(0)
-                self.pending.append(self.remote.remote(game, players, specs, t, self.seed,
-                                                       self.options))
-            ready, self.pending = self.ray.wait(self.pending, num_returns=1)
-            for ref in ready:
-                yield self.ray.get(ref)
-
-    def close(self) -> None:
-        for ref in self.pending:
-            try:
-                self.ray.cancel(ref, force=True)
-            except Exception:
-                pass
-        self.pending = []
-
-
-def arena_runner(game: str, players: int, specs: Sequence[str], seed: int,
-                 options: Optional[dict], workers: int = 2,
-                 address: Optional[str] = None) -> _RayArenaRunner:
-    return _RayArenaRunner(game, players, specs, seed, options, workers, address)
+def search_with_workers(state: GameCore, budget: Union[Budget, int, float, None] = None,
+                        config: Optional[SearchConfig] = None, *, workers: int = 1,
+                        address: Optional[str] = None, seed: int = 0,
+                        stop: Optional[threading.Event] = None,
+                        progress: Optional[Progress] = None,
+                        progress_every: float = 1.0) -> SearchResult:
+    """search.ismcts.search on `workers` processes: with one (and no Ray `address`) in this
+    process, without Ray; with more, root-parallel on the shared pool of Ray actors (see
+    ParallelSearch.search: its result also says which workers failed; no progress calls)."""
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError("workers must be a positive integer")
+    if workers == 1 and not address:
+        return search(state, budget, config, seed=seed, stop=stop, progress=progress,
+                      progress_every=progress_every)
+    return shared_search(workers, address).search(state, budget, config, seed=seed, stop=stop)

@@ -8,38 +8,11 @@ from typing import List, Optional, Union
 
 from cext.core import GameCore
 from engine.registry import from_view
-from search.ismcts import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, SearchResult,
-                           search)
+from search.config import Budget, SearchConfig, from_keywords
+from search.ismcts import SearchResult
+from search.parallel import search_with_workers
 
-
-@dataclass(frozen=True)
-class Budget:
-    """How long to think: iterations, seconds, or both (whichever ends first)."""
-
-    iterations: int = 0
-    seconds: float = 0.0
-
-    @staticmethod
-    def of(budget: Union["Budget", int, float, dict]) -> "Budget":
-        """An int is iterations, a float seconds, a dict {"iterations": .., "seconds": ..}."""
-        if isinstance(budget, Budget):
-            b = budget
-        elif isinstance(budget, bool):
-            raise ValueError("a budget is a number of iterations or of seconds")
-        elif isinstance(budget, int):
-            b = Budget(iterations=budget)
-        elif isinstance(budget, float):
-            b = Budget(seconds=budget)
-        elif isinstance(budget, dict):
-            unknown = set(budget) - {"iterations", "seconds"}
-            if unknown:
-                raise ValueError(f"unknown budget keys {sorted(unknown)}")
-            b = Budget(int(budget.get("iterations", 0)), float(budget.get("seconds", 0.0)))
-        else:
-            raise ValueError(f"bad budget {budget!r}")
-        if b.iterations < 0 or b.seconds < 0 or (b.iterations == 0 and b.seconds == 0):
-            raise ValueError("a budget needs iterations > 0 or seconds > 0")
-        return b
+__all__ = ["Budget", "RankedMove", "Suggestion", "load_position", "suggest"]
 
 
 @dataclass(frozen=True)
@@ -86,37 +59,28 @@ def load_position(position: Union[GameCore, dict, str]) -> GameCore:
 
 
 def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, float, dict] = 1000,
-            top_k: int = 5, *, seed: int = 0, c: float = DEFAULT_C, mode: str = "so",
-            max_nodes: int = DEFAULT_MAX_NODES, score_weight: float = DEFAULT_SCORE_WEIGHT,
+            top_k: int = 5, config: Optional[SearchConfig] = None, *, seed: int = 0,
             stop: Optional[threading.Event] = None, workers: int = 1,
-            address: Optional[str] = None) -> Suggestion:
+            address: Optional[str] = None, **fields: object) -> Suggestion:
     """Rank the moves of the seat to move in `position`.
 
     `position` is a game state (the search still sees only the seat to move's information)
     or a view: what one seat knows, as produced by `to_json(view=seat)` (see
-    docs/protocol.md). `budget`: an int is iterations, a float seconds. Returns the `top_k`
-    moves by visits with their visits, mean reward, win probability and expected final score.
-    `workers` > 1 (or a Ray `address`) runs a root-parallel search on Ray (the iteration
-    budget is shared out among the workers; a time budget holds for each). `score_weight`
-    is the share of the search's reward that is the score margin.
+    docs/protocol.md). `budget`: a Budget, or an int (iterations), a float (seconds) or a
+    dict (see Budget.of); it needs a limit. `config`: how to search (the SearchConfig
+    defaults when None); its fields may also be given as keywords (`mode="mo"`). Returns
+    the `top_k` moves by visits with their visits, mean reward, win probability and
+    expected final score. `workers` > 1 (or a Ray `address`) runs a root-parallel search on
+    Ray (the iteration budget is shared out among the workers; a time budget holds for each).
     """
     if not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")
-    b = Budget.of(budget)
+    budget, config = from_keywords(Budget.of(budget), config, fields, "suggest")
     state = load_position(position)
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to suggest")
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError("workers must be a positive integer")
-    if workers > 1 or address:
-        from search.parallel import shared_search
-
-        result = shared_search(workers, address).search(
-            state, iterations=b.iterations, seconds=b.seconds, seed=seed, c=c, mode=mode,
-            max_nodes=max_nodes, score_weight=score_weight, stop=stop)
-    else:
-        result = search(state, iterations=b.iterations, seconds=b.seconds, seed=seed, c=c,
-                        mode=mode, max_nodes=max_nodes, score_weight=score_weight, stop=stop)
+    result = search_with_workers(state, budget, config, workers=workers, address=address,
+                                 seed=seed, stop=stop)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score) for i, s in enumerate(result.stats[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result)

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from engine.registry import new_game
+from search.config import Budget
 
 ray = pytest.importorskip("ray")
 
@@ -27,25 +28,25 @@ def pool():
 
 def test_distributed_search_merges_statistics_that_add_up(pool):
     g = new_game("khiva", 3, 7)
-    r = pool.search(g, iterations=3000, seed=1)
+    r = pool.search(g, Budget(3000), seed=1)
     assert r.answered == [0, 1] and r.failed == []
     assert r.iterations == 3000 == sum(s.visits for s in r.stats)
     assert r.move in g.legal_moves() and r.text == r.stats[0].text
     assert all(0 <= s.mean_reward <= 1 and s.availability >= s.visits for s in r.stats)
-    again = pool.search(g, iterations=3000, seed=1)      # reproducible, actors reused
+    again = pool.search(g, Budget(3000), seed=1)      # reproducible, actors reused
     assert [(s.move, s.visits) for s in again.stats] == [(s.move, s.visits) for s in r.stats]
 
 
 def test_majority_vote_merge(pool):
     g = new_game("khiva", 2, 3)
-    r = pool.search(g, iterations=2000, seed=2, merge="vote")
+    r = pool.search(g, Budget(2000), seed=2, merge="vote")
     assert r.merge == "vote" and r.move in g.legal_moves()
 
 
 def test_a_time_budget_holds_across_workers(pool):
     g = new_game("khiva", 3, 1)
     t0 = time.perf_counter()
-    r = pool.search(g, seconds=0.5, seed=3)
+    r = pool.search(g, Budget(seconds=0.5), seed=3)
     assert time.perf_counter() - t0 < 2.0 and r.iterations > 0
 
 
@@ -54,11 +55,11 @@ def test_a_killed_worker_is_survived_and_replaced(pool):
     victim = pool.actors[1]
     killer = threading.Timer(0.5, lambda: ray.kill(victim))
     killer.start()
-    r = pool.search(g, seconds=2.0, seed=4)
+    r = pool.search(g, Budget(seconds=2.0), seed=4)
     killer.join()
     assert r.failed == [1] and r.answered == [0]
     assert r.move in g.legal_moves() and r.iterations > 0
-    r2 = pool.search(g, iterations=1000, seed=4)          # the dead worker was replaced
+    r2 = pool.search(g, Budget(1000), seed=4)          # the dead worker was replaced
     assert r2.answered == [0, 1] and r2.failed == []
 
 
@@ -80,11 +81,11 @@ def test_suggest_with_workers(pool):
 
 def test_arena_games_run_as_ray_tasks(pool):
     from search.arena import run_arena
-    from search.parallel import arena_runner
+    from search.arena_ray import RayArenaRunner
 
     specs = ["ismcts:iterations=30", "random"]
     result = run_arena("khiva", 2, specs, 4, seed=2,
-                       runner=arena_runner("khiva", 2, specs, 2, None, workers=2))
+                       runner=RayArenaRunner("khiva", 2, specs, 2, None, workers=2))
     records = result.tally.records
     assert sorted(r["number"] for r in records) == [0, 1, 2, 3]
     local = run_arena("khiva", 2, specs, 4, seed=2)

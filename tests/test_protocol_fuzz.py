@@ -514,8 +514,8 @@ def loader_crash(culprit: bytes, position: Optional[bytes]) -> bool:
             "    st = (from_view if 'view' in obj else from_json)(obj)\n"
             "    st.legal_moves()\n"
             "    if not st.is_terminal() and sys.argv[1] == 'go':\n"
-            "        from search.ismcts import search\n"
-            "        search(st, iterations=300)\n"
+            "        from search import Budget, search\n"
+            "        search(st, Budget(iterations=300))\n"
             "except BaseException:\n"
             "    pass\n")
     go = "go" if culprit.split()[:1] in ([b"go"], [b"hint"]) else "load"

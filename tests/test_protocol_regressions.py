@@ -57,18 +57,20 @@ def test_deep_json_is_one_error_and_the_session_goes_on():
 def test_a_stop_that_reaches_a_worker_before_its_search_still_stops_it():
     """The Ray actor's calls may run in any order: stop(n) first, then search n (no budget)
     must return at once instead of running forever. (In-process: no Ray needed.)"""
+    from search.config import Budget, SearchConfig
     from search.parallel import _Worker
 
     g = new_game("khiva", 3, 7)
     worker = _Worker(0)
+    config = SearchConfig(max_nodes=1000)
     worker.stop(1)
     answer = {}
     t = threading.Thread(target=lambda: answer.update(
-        worker.search(g, g.to_move, 0, 0.0, 1, 0.7, "so", 1000, 0.5, 1)), daemon=True)
+        worker.search(g, g.to_move, Budget(), config, 1, 1)), daemon=True)
     t.start()
     t.join(timeout=30)
     assert not t.is_alive() and answer["iterations"] == 0
-    later = worker.search(g, g.to_move, 300, 0.0, 1, 0.7, "so", 1000, 0.5, 2)
+    later = worker.search(g, g.to_move, Budget(300), config, 1, 2)
     assert later["iterations"] == 300                        # a later search is not stopped
 
 

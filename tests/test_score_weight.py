@@ -7,7 +7,8 @@ from engine.registry import new_game
 from protocol_client import Client
 from search.agents import parse_agent
 from cext.ismcts import score_margins
-from search.ismcts import DEFAULT_SCORE_WEIGHT, search
+from search.config import DEFAULT_SCORE_WEIGHT, Budget, SearchConfig
+from search.ismcts import search
 
 
 def khan_duel():
@@ -20,13 +21,13 @@ def stats_of(result):
 
 
 def test_zero_weight_keeps_the_win_share_as_the_reward():
-    r = search(new_game("khiva", 3, seed=1), iterations=400, seed=2, score_weight=0.0)
+    r = search(new_game("khiva", 3, seed=1), Budget(400), SearchConfig(score_weight=0.0), seed=2)
     for s in r.stats:
         assert s.mean_reward == pytest.approx(s.win_probability, abs=1e-6)
 
 
 def test_a_weight_mixes_the_margin_in_but_win_probability_stays_the_win_share():
-    r = search(khan_duel(), iterations=600, seed=3, score_weight=0.5)
+    r = search(khan_duel(), Budget(600), SearchConfig(score_weight=0.5), seed=3)
     visited = [s for s in r.stats if s.visits]
     assert any(abs(s.mean_reward - s.win_probability) > 1e-3 for s in visited)
     for s in visited:
@@ -38,15 +39,15 @@ def test_a_weight_mixes_the_margin_in_but_win_probability_stays_the_win_share():
 
 def test_pure_margin_reward_prefers_the_bigger_win():
     """With weight 1 the reward is the squashed margin alone: strictly between 0 and 1."""
-    r = search(khan_duel(), iterations=300, seed=4, score_weight=1.0)
+    r = search(khan_duel(), Budget(300), SearchConfig(score_weight=1.0), seed=4)
     assert all(0.0 < s.mean_reward < 1.0 for s in r.stats if s.visits)
 
 
 def test_the_default_weight_is_one_half():
     assert DEFAULT_SCORE_WEIGHT == 0.5
-    default = search(khan_duel(), iterations=500, seed=6)
-    explicit = search(khan_duel(), iterations=500, seed=6, score_weight=0.5)
-    other = search(khan_duel(), iterations=500, seed=6, score_weight=0.0)
+    default = search(khan_duel(), Budget(500), seed=6)
+    explicit = search(khan_duel(), Budget(500), SearchConfig(score_weight=0.5), seed=6)
+    other = search(khan_duel(), Budget(500), SearchConfig(score_weight=0.0), seed=6)
     assert stats_of(default) == stats_of(explicit)
     assert stats_of(default) != stats_of(other)
 
@@ -54,13 +55,13 @@ def test_the_default_weight_is_one_half():
 @pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), "half"])
 def test_a_bad_weight_is_refused(bad):
     with pytest.raises(ValueError, match="score_weight"):
-        search(khan_duel(), iterations=10, score_weight=bad)
+        search(khan_duel(), Budget(10), SearchConfig(score_weight=bad))
 
 
 def test_agent_spec_takes_the_weight():
     spec = parse_agent("ismcts:iterations=50,score_weight=0.25")
     agent = spec.build(seed=1)
-    assert agent.score_weight == 0.25 and "score_weight=0.25" in agent.describe()
+    assert agent.config.score_weight == 0.25 and "score_weight=0.25" in agent.describe()
     g = khan_duel()
     assert agent.choose(g) in g.legal_moves()
     with pytest.raises(ValueError, match="score_weight"):

@@ -4,7 +4,7 @@ import pytest
 
 from engine.games.khiva import Khiva
 from khiva_support import position
-from search import search
+from search import Budget, SearchConfig, search
 from search.agents import IsmctsAgent, RandomAgent
 from search.match import play_game
 from game_support import advance, stats_of
@@ -23,24 +23,24 @@ def test_states_the_searcher_cannot_tell_apart_give_the_same_search(players, mov
     twin = g.determinized(me, 777)
     assert twin.to_json() != g.to_json()             # the hidden parts really differ
     assert twin.to_json(view=me) == g.to_json(view=me)
-    a = search(g, iterations=400, seed=3, mode=mode)
-    b = search(twin, iterations=400, seed=3, mode=mode)
+    a = search(g, Budget(400), SearchConfig(mode=mode), seed=3)
+    b = search(twin, Budget(400), SearchConfig(mode=mode), seed=3)
     assert stats_of(a) == stats_of(b) and a.move == b.move
     assert a.nodes == b.nodes
 
 
 def test_the_same_seed_reproduces_the_search_and_another_seed_differs():
     g = Khiva(3, 4)
-    a = search(g, iterations=500, seed=1)
-    b = search(g, iterations=500, seed=1)
-    c = search(g, iterations=500, seed=2)
+    a = search(g, Budget(500), seed=1)
+    b = search(g, Budget(500), seed=1)
+    c = search(g, Budget(500), seed=2)
     assert stats_of(a) == stats_of(b)
     assert stats_of(a) != stats_of(c)
 
 
 def test_statistics_add_up():
     g = Khiva(3, 6)
-    r = search(g, iterations=700, seed=9)
+    r = search(g, Budget(700), seed=9)
     assert sum(s.visits for s in r.stats) == 700     # every iteration passes the root once
     assert all(s.availability <= 700 for s in r.stats)
     assert all(0.0 <= s.mean_reward <= 1.0 for s in r.stats)
@@ -50,8 +50,8 @@ def test_statistics_add_up():
 
 def test_keying_modes_grow_different_trees():
     g = Khiva(3, 6)
-    so = search(g, iterations=2000, seed=9, mode="so")
-    mo = search(g, iterations=2000, seed=9, mode="mo")
+    so = search(g, Budget(2000), SearchConfig(mode="so"), seed=9)
+    mo = search(g, Budget(2000), SearchConfig(mode="mo"), seed=9)
     assert so.moves_in_tree > mo.moves_in_tree       # mo fragments on the opponents' hands
 
 
@@ -69,29 +69,34 @@ def test_finds_the_card_that_brings_a_seven_point_teapot_home():
     g = position(hands=hands, teapots_on={"black": 7, "white": 2, "blue": 2, "green": 2,
                                           "pink": 3}, edit=edit)
     for mode in ("so", "mo"):
-        r = search(g, iterations=3000, seed=1, mode=mode)
+        r = search(g, Budget(3000), SearchConfig(mode=mode), seed=1)
         assert r.text.startswith("play-K5-"), r.stats[:3]
 
 
 def test_a_full_tree_keeps_iterating_and_still_answers():
     g = Khiva(3, 2)
-    r = search(g, iterations=300, seed=1, max_nodes=10)
+    r = search(g, Budget(300), SearchConfig(max_nodes=10), seed=1)
     assert r.tree_full and r.nodes == 10 and r.iterations == 300
     assert r.move in g.legal_moves()
 
 
 def test_a_time_budget_is_respected():
     g = Khiva(3, 2)
-    r = search(g, seconds=0.2, seed=1)
+    r = search(g, Budget(seconds=0.2), seed=1)
     assert r.iterations > 0 and r.seconds < 1.0
 
 
-@pytest.mark.parametrize("kwargs", [dict(iterations=0), dict(iterations=-5),
-                                    dict(iterations=10, mode="xx"), dict(iterations=10, c=-1),
-                                    dict(iterations=10, player=1), dict(iterations=10, max_nodes=0)])
-def test_bad_search_arguments_are_refused(kwargs):
+@pytest.mark.parametrize("call", [
+    lambda g: search(g, Budget(iterations=0)),
+    lambda g: search(g, Budget(iterations=-5)),
+    lambda g: search(g, Budget(10), SearchConfig(mode="xx")),
+    lambda g: search(g, Budget(10), SearchConfig(c=-1)),
+    lambda g: search(g, Budget(10), player=1),
+    lambda g: search(g, Budget(10), SearchConfig(max_nodes=0)),
+], ids=["no limit", "negative", "mode", "c", "player", "max_nodes"])
+def test_bad_search_arguments_are_refused(call):
     with pytest.raises(ValueError):
-        search(Khiva(3, 1), **kwargs)
+        call(Khiva(3, 1))
 
 
 def test_searching_a_finished_game_is_refused():
@@ -99,7 +104,7 @@ def test_searching_a_finished_game_is_refused():
     while not g.is_terminal():
         g.apply(g.legal_moves()[0])
     with pytest.raises(ValueError):
-        search(g, iterations=10)
+        search(g, Budget(10))
 
 
 def test_ismcts_beats_random_in_nine_of_ten_duels():
@@ -113,3 +118,69 @@ def test_ismcts_beats_random_in_nine_of_ten_duels():
         record = play_game("khiva", agents, seed=1000 + seed)
         wins += record.rewards[seat]
     assert wins / games >= 0.9, wins
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: SearchConfig(c=-0.1), "exploration constant must be >= 0"),
+    (lambda: SearchConfig(c=float("nan")), "exploration constant must be >= 0"),
+    (lambda: SearchConfig(mode="xx"), "unknown keying mode 'xx'"),
+    (lambda: SearchConfig(max_nodes=0), "max_nodes must be between 1 and 50,000,000"),
+    (lambda: SearchConfig(max_nodes=50_000_001), "max_nodes must be between 1 and 50,000,000"),
+    (lambda: SearchConfig(score_weight=1.5), "score_weight must be between 0 and 1"),
+    (lambda: SearchConfig(score_weight="half"), "score_weight must be between 0 and 1"),
+    (lambda: SearchConfig(determinize=1), "determinize must be True or False"),
+    (lambda: Budget(iterations=-1), "budgets must be positive"),
+    (lambda: Budget(seconds=-0.5), "budgets must be positive"),
+    (lambda: Budget(iterations=2.5), "a budget is a number of iterations and of seconds"),
+    (lambda: Budget(seconds=float("nan")), "a budget is a number of iterations and of seconds"),
+    (lambda: Budget.of(0), "a budget needs iterations > 0 or seconds > 0"),
+    (lambda: Budget.of({"depth": 3}), "unknown budget keys"),
+])
+def test_a_bad_configuration_or_budget_is_refused_where_it_is_made(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_configuration_and_budget_are_frozen_values_that_pickle():
+    import dataclasses
+    import pickle
+
+    config, budget = SearchConfig(c=1, mode="mo"), Budget(300, 0.5)
+    assert config.c == 1.0 and isinstance(config.c, float)
+    assert pickle.loads(pickle.dumps(config)) == config and hash(config) == hash(
+        SearchConfig(c=1.0, mode="mo"))
+    assert pickle.loads(pickle.dumps(budget)) == budget
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.c = 2.0
+    assert Budget().unlimited and not budget.unlimited
+    assert Budget.of(300) == Budget(300) and Budget.of(0.5) == Budget(seconds=0.5)
+    assert Budget.of({"iterations": 3, "seconds": 1}) == Budget(3, 1.0)
+
+
+def test_every_field_is_documented_where_it_is_declared():
+    """As python-chess documents chess.engine.Limit: a docstring under each field."""
+    import ast
+    import inspect
+
+    import search.config
+
+    tree = ast.parse(inspect.getsource(search.config))
+    for cls in (SearchConfig, Budget):
+        body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__).body
+        documented = {a.target.id for a, b in zip(body, body[1:])
+                      if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr)
+                      and isinstance(b.value, ast.Constant) and len(b.value.value) > 40}
+        assert documented == set(cls.__dataclass_fields__), cls
+
+
+def test_the_keyword_form_is_the_same_search_and_each_field_comes_once():
+    g = Khiva(3, 4)
+    a = search(g, Budget(300), SearchConfig(mode="mo", score_weight=0.0), seed=2)
+    b = search(g, iterations=300, mode="mo", score_weight=0.0, seed=2)
+    assert stats_of(a) == stats_of(b)
+    with pytest.raises(ValueError, match="give the budget once"):
+        search(g, Budget(300), iterations=300)
+    with pytest.raises(ValueError, match="give the configuration once"):
+        search(g, Budget(300), SearchConfig(), mode="mo")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'depth'"):
+        search(g, Budget(300), depth=3)

@@ -1,0 +1,172 @@
+"""How to search and for how long: one SearchConfig and one Budget, passed as two objects
+through every layer (search.ismcts.search, the agents, the Ray workers, suggest, the
+protocol) instead of loose arguments.
+
+Both are frozen dataclasses: hashable, comparable, picklable (a Ray worker receives them as
+they are), and checked when made, so a bad setting is refused where it is written rather than
+deep inside a search. The seed is not part of either: it changes with every search.
+
+    SearchConfig()                                   # the defaults below
+    SearchConfig(mode="mo", score_weight=0.0)
+    Budget(iterations=2000)                          # reproducible for a given seed
+    Budget(seconds=0.5)                              # wall time
+    Budget(iterations=2000, seconds=0.5)             # whichever ends first
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Optional, Tuple, Union
+
+DEFAULT_C = 0.7
+DEFAULT_MAX_NODES = 200_000
+# Half of the reward is the score margin: at 1,000 iterations, against the win share alone,
+# it gained or was even in every game and player count measured (docs/architecture.md,
+# "Score weight").
+DEFAULT_SCORE_WEIGHT = 0.5
+MODES = ("so", "mo", "full")
+MOST_NODES = 50_000_000
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How the search grows and scores its tree: everything about a search except how long
+    it runs (Budget) and its seed."""
+
+    c: float = DEFAULT_C
+    """The exploration constant of the UCB rule that picks a child: 0 always follows the
+    best mean reward so far; larger values try less visited moves more often. A number of at
+    least 0 (agent specs and the protocol accept up to 100)."""
+
+    mode: str = "so"
+    """What a decision node is keyed by. ``"so"``: every player's nodes are keyed by what
+    the searching player knows of them (opponents decide from the shared part of their
+    information); ``"mo"``: each player's nodes are keyed by that player's own information
+    set, which is more exact but splits the tree over the opponents' hands. ``"full"`` keys
+    by the whole state (perfect information: for a state that is already a sample, with
+    ``determinize=False``)."""
+
+    max_nodes: int = DEFAULT_MAX_NODES
+    """The most decision nodes the tree may hold (1 to 50,000,000), allocated up front. A
+    full tree stops growing but keeps iterating from the nodes it has, and the result says
+    it was full."""
+
+    score_weight: float = DEFAULT_SCORE_WEIGHT
+    """The share of each playout's reward that is the final score margin, from 0 to 1: the
+    reward is (1 - w) x the win share (1 for a win, 1/k for a win shared by k, else 0) plus
+    w x the squashed margin over the best opponent. A steadier signal where single moves
+    barely change who wins; the statistics' win probability stays the win share alone."""
+
+    determinize: bool = True
+    """Whether each iteration first samples the hidden information (the other hands, the
+    order of the piles, future chance) consistently with what the searcher knows. False
+    searches the root state exactly as it is: only for a state that is already such a
+    sample, or to cheat on purpose."""
+
+    def __post_init__(self) -> None:
+        if not _is_number(self.c) or not self.c >= 0.0:
+            raise ValueError(f"exploration constant must be >= 0, not {self.c!r}")
+        if self.mode not in MODES:
+            raise ValueError(f"unknown keying mode {self.mode!r}: use 'so' or 'mo'")
+        if not isinstance(self.max_nodes, int) or isinstance(self.max_nodes, bool) \
+                or not 1 <= self.max_nodes <= MOST_NODES:
+            raise ValueError(f"max_nodes must be between 1 and 50,000,000, not "
+                             f"{self.max_nodes!r}")
+        if not _is_number(self.score_weight) or not 0.0 <= self.score_weight <= 1.0:
+            raise ValueError(f"score_weight must be between 0 and 1, not {self.score_weight!r}")
+        if not isinstance(self.determinize, bool):
+            raise ValueError(f"determinize must be True or False, not {self.determinize!r}")
+        object.__setattr__(self, "c", float(self.c))
+        object.__setattr__(self, "score_weight", float(self.score_weight))
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When a search stops: after `iterations`, after `seconds`, or at whichever comes
+    first when both are given. A limit of 0 is no limit; with none at all the search runs
+    until it is stopped (search.ismcts.search refuses that unless it is given a `stop`)."""
+
+    iterations: int = 0
+    """Stop after this many iterations (playouts from the root). With an iteration limit
+    alone a search is reproducible: the same position, configuration and seed give the same
+    result. Spread over parallel workers, it is the total, shared out among them."""
+
+    seconds: float = 0.0
+    """Stop after this much wall time, in seconds, checked between short chunks of
+    iterations (about 20 ms each). With parallel workers it holds for each of them."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.iterations, int) or isinstance(self.iterations, bool) \
+                or not _is_number(self.seconds) or math.isnan(self.seconds):
+            raise ValueError(f"a budget is a number of iterations and of seconds, not "
+                             f"{self.iterations!r} and {self.seconds!r}")
+        if self.iterations < 0 or self.seconds < 0:
+            raise ValueError("budgets must be positive")
+        object.__setattr__(self, "seconds", float(self.seconds))
+
+    @property
+    def unlimited(self) -> bool:
+        """No limit at all: the search runs until it is stopped."""
+        return self.iterations == 0 and self.seconds == 0
+
+    @staticmethod
+    def of(budget: Union["Budget", int, float, dict]) -> "Budget":
+        """A budget from its short forms: an int is iterations, a float seconds, a dict
+        {"iterations": .., "seconds": ..}; ValueError unless it has a limit."""
+        if isinstance(budget, Budget):
+            b = budget
+        elif isinstance(budget, bool):
+            raise ValueError("a budget is a number of iterations or of seconds")
+        elif isinstance(budget, int):
+            b = Budget(iterations=budget)
+        elif isinstance(budget, float):
+            b = Budget(seconds=budget)
+        elif isinstance(budget, dict):
+            unknown = set(budget) - {"iterations", "seconds"}
+            if unknown:
+                raise ValueError(f"unknown budget keys {sorted(unknown)}")
+            b = Budget(int(budget.get("iterations", 0)), float(budget.get("seconds", 0.0)))
+        else:
+            raise ValueError(f"bad budget {budget!r}")
+        if b.unlimited:
+            raise ValueError("a budget needs iterations > 0 or seconds > 0")
+        return b
+
+
+DEFAULT_CONFIG = SearchConfig()
+BUDGET_FIELDS = ("iterations", "seconds")
+CONFIG_FIELDS = tuple(f.name for f in fields(SearchConfig))
+
+
+def from_keywords(budget: Union[Budget, int, float, dict, None],
+                  config: Optional[SearchConfig], keywords: dict,
+                  caller: str) -> Tuple[Budget, SearchConfig]:
+    """The (budget, config) of a call. The budget may be a short form (see Budget.of), and
+    fields of either may come as keywords instead, as callers wrote before the two objects
+    existed (`search(state, iterations=400, mode="mo")`), but each one way only. None is
+    Budget() (no limit) and the default SearchConfig. TypeError for a keyword that is
+    neither, like Python's own."""
+    if budget is not None and not isinstance(budget, Budget):
+        budget = Budget.of(budget)
+    if config is not None and not isinstance(config, SearchConfig):
+        raise ValueError(f"config must be a SearchConfig, not {config!r}")
+    for key in keywords:
+        if key not in BUDGET_FIELDS + CONFIG_FIELDS:
+            raise TypeError(f"{caller}() got an unexpected keyword argument {key!r}")
+    budget_keys = {k: v for k, v in keywords.items() if k in BUDGET_FIELDS}
+    config_keys = {k: v for k, v in keywords.items() if k in CONFIG_FIELDS}
+    if budget_keys:
+        if budget is not None:
+            raise ValueError(f"give the budget once: a Budget or {', '.join(budget_keys)}=")
+        budget = Budget(**budget_keys)
+    if config_keys:
+        if config is not None:
+            raise ValueError(f"give the configuration once: a SearchConfig or "
+                             f"{', '.join(config_keys)}=")
+        config = SearchConfig(**config_keys)
+    return (Budget() if budget is None else budget,
+            DEFAULT_CONFIG if config is None else config)
