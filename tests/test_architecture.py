@@ -1,20 +1,31 @@
 """The layers of docs/architecture.md, checked: imports run one way, never in a circle.
 
-From the bottom: the C cores (cext), the games' Python halves and the checked loading path
-(engine.validation, engine.games, engine.registry), the search and what is built on it
-(search.*: ISMCTS, agents, matches, the hint API, the arena, Ray), and the front doors
-(engine.cli, engine.play, engine.protocol). A module may import
-its own layer and the layers below it, never one above.
+From the bottom:
+  1. cores: the C cores (cext);
+  2. games: the games' Python halves and the checked loading path (engine.validation,
+     engine.games, engine.registry, the engine package);
+  3. search: the search itself (search.config, search.ismcts, search.parallel with Ray,
+     search.golden, search.heuristics, the search package);
+  4. agents and arena: what plays and measures with the search (search.agents,
+     search.match, search.arena, search.arena_ray, search.stats, search.suggest);
+  5. front doors: engine.protocol, engine.cli, engine.play.
+A module may import its own layer and the layers below it, never one above; and no chain of
+imports between project modules comes back to where it started, not even within a layer.
+Lazy imports (inside functions) count as imports.
 """
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("cext", "engine", "search")
 
 LAYERS = [
     ("cores", ["cext"]),
     ("games", ["engine.validation", "engine.games", "engine.registry", "engine"]),
-    ("search", ["search"]),
+    ("search", ["search", "search.config", "search.ismcts", "search.parallel",
+                "search.golden", "search.heuristics"]),
+    ("agents and arena", ["search.agents", "search.match", "search.arena", "search.arena_ray",
+                          "search.stats", "search.suggest"]),
     ("front doors", ["engine.protocol", "engine.cli", "engine.play"]),
 ]
 
@@ -32,15 +43,19 @@ def layer_of(module: str) -> int:
 def project_modules():
     for path in sorted(ROOT.glob("*/**/*.py")) + sorted(ROOT.glob("cext/*.pyx")):
         rel = path.relative_to(ROOT)
-        if rel.parts[0] not in ("cext", "engine", "search"):
+        if rel.parts[0] not in PACKAGES:
             continue
         name = ".".join(rel.with_suffix("").parts)
         yield name.removesuffix(".__init__"), path
 
 
+MODULES = dict(project_modules())
+
+
 def imports_of(path: Path):
     """Project modules imported by a .py file (at any depth: lazy imports count too), or
-    cimported/imported by a .pyx file (read by line: Cython is not Python syntax)."""
+    cimported/imported by a .pyx file (read by line: Cython is not Python syntax).
+    `from package import name` is an import of package.name when that is a module."""
     if path.suffix == ".pyx":
         for line in path.read_text().splitlines():
             words = line.split()
@@ -52,21 +67,65 @@ def imports_of(path: Path):
             for alias in node.names:
                 yield alias.name
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module
+            submodules = [f"{node.module}.{a.name}" for a in node.names
+                          if f"{node.module}.{a.name}" in MODULES]
+            yield from submodules or [node.module]
+
+
+def import_graph():
+    """Module -> the project modules it imports (.pxd declarations are not modules)."""
+    return {name: sorted({t for t in imports_of(path) if t in MODULES and t != name})
+            for name, path in MODULES.items()}
 
 
 def test_every_project_module_has_a_layer():
-    for name, _ in project_modules():
+    for name in MODULES:
         assert layer_of(name) is not None, name
 
 
 def test_imports_never_go_up_a_layer():
     wrong = []
-    for name, path in project_modules():
+    for name, path in MODULES.items():
         mine = layer_of(name)
         for target in imports_of(path):
             theirs = layer_of(target)
-            if target.split(".")[0] in ("cext", "engine", "search") and theirs is not None \
-                    and theirs > mine:
+            if target.split(".")[0] in PACKAGES and theirs is not None and theirs > mine:
                 wrong.append(f"{name} ({LAYERS[mine][0]}) imports {target} ({LAYERS[theirs][0]})")
     assert not wrong, "\n".join(wrong)
+
+
+def find_cycle(graph):
+    """One chain of imports that comes back to its start, or None (depth-first search)."""
+    state = {}                    # module -> "open" while on the path, "done" after
+
+    def visit(module, path):
+        state[module] = "open"
+        for target in graph.get(module, ()):
+            if state.get(target) == "open":
+                return path[path.index(target):] + [target]
+            if target not in state:
+                found = visit(target, path + [target])
+                if found:
+                    return found
+        state[module] = "done"
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            found = visit(module, [module])
+            if found:
+                return found
+    return None
+
+
+def test_the_import_graph_has_no_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_the_cycle_check_finds_a_cycle_within_a_layer():
+    graph = {"search.agents": ["search.parallel"], "search.parallel": ["search.arena"],
+             "search.arena": ["search.agents"], "search.ismcts": []}
+    assert find_cycle(graph) == ["search.agents", "search.parallel", "search.arena",
+                                 "search.agents"]
+
