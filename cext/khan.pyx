@@ -19,7 +19,7 @@ from libc.string cimport memset
 from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
+from cext.bits cimport i8, popcount, lowest_bit, shuffle_bytes, sort_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -763,8 +763,11 @@ cdef class KhanOfKhansCore(GameCore):
             s.actor = 0
 
     # ================================================================ scoring
+    # The base type derives rewards, scores() and ranking() from score and rank_key; no work
+    # is shared between players, so there is no tally().
     @cython.final
     cdef int score(self, int p) noexcept:
+        """p's cows: corrals + herd + 20 per Waha's Blessing owned (kept or received)."""
         cdef KhanState* s = &self.s
         return s.corral_val[p] + s.herd_val[p] + BLESS_POINTS * (s.kept[p] + s.recv[p])
 
@@ -778,29 +781,6 @@ cdef class KhanOfKhansCore(GameCore):
         """Score, then most Waha's Blessings, then most raid cards."""
         cdef KhanState* s = &self.s
         return (<long long>self.score(p) * 100 + s.kept[p] + s.recv[p]) * 100 + self.raid_cards(p)
-
-    @cython.final
-    cdef void get_rewards(self, double* out) noexcept:
-        cdef long long keys[5]
-        cdef int p
-        for p in range(self.s.n):
-            keys[p] = self.rank_key(p)
-        win_shares(keys, self.s.n, out)
-
-    @cython.final
-    cdef void get_scores(self, double* out) noexcept:
-        cdef int p
-        for p in range(self.s.n):
-            out[p] = self.score(p)
-
-    def scores(self) -> list:
-        """Current cows of every player: corrals + herd + 20 per Waha's Blessing owned."""
-        return [self.score(p) for p in range(self.s.n)]
-
-    def ranking(self) -> list:
-        """Final places (1 = first) after both tie-breaks; fully tied players share a place."""
-        keys = [self.rank_key(p) for p in range(self.s.n)]
-        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
 
     def tiebreaks(self, int p) -> tuple:
         """(score, Waha's Blessings owned, raid cards) of player p: the ranking key."""
