@@ -13,7 +13,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/khi
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
+from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes, win_shares
@@ -114,7 +114,17 @@ cpdef enum:
     ST_NEXT = 2
 
     ASIDE_LOC = 5            # knowledge: bit for the face-down set-aside cards
-    LOG_MAX = 12
+
+    # The narration log (core.pxd: log_event(&s.log, kind, player, a, b, c)), written while
+    # tracking: each camel activation writes ACTIVATE when its request is granted, CAMEL_MOVED
+    # when it has moved and REWARD when the space pays; a move writes at most 5 x 3 entries.
+    LOG_ACTIVATE = 1         # player granted the camel: a camel, b card, c refused seats (bits)
+    LOG_CAMEL_MOVED = 2      # player moving it: a start, b end, c gems spent on the boost
+    LOG_REWARD = 3           # player moving it: a REWARD_*, b value
+    REWARD_GEMS = 1          # shop 1 or 3: b gems
+    REWARD_CARPET = 2        # shop 2 or 4: b the carpet id
+    REWARD_SALT = 3          # shop 4: b the salt bag's value
+    REWARD_OUTPOST = 4       # the outpost: b the teapot's value, 0 if none
 
     EV_PLAYED = 1            # information events (type << 56 | payload)
     EV_GIFT = 2
@@ -157,10 +167,6 @@ cdef inline int choice_move(uint32_t play, uint32_t give) noexcept nogil:
         d = lowest_bit(give)
     return make_move(MV_CHOOSE, choice_arg(a, b, c, d))
 
-cdef struct ActLog:
-    # one camel activation, for printing a game: who moved which camel where, and what it earned
-    int camel, player, card, boost, start, end, rejected, reward_kind, reward_value
-
 cdef struct KState:
     bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
@@ -194,8 +200,6 @@ cdef struct KState:
     int turn, deal_round
     Rng chance
     u8 where[5][25]       # where[o][c]: where observer o knows card c may be
-    ActLog acts[LOG_MAX]
-    int n_log
 
 if MOST_MOVES > MAX_MOVES:
     raise ImportError("a Khiva position can have more moves than a move buffer holds")
@@ -429,7 +433,6 @@ cdef class KhivaCore(GameCore):
         for p in range(s.n):
             s.sel_play[p] = 0
             s.sel_give[p] = 0
-        s.n_log = 0
         s.act_camel = 0
         s.act_stage = ST_RESOLVE
         s.phase = PH_ACTIVATE
@@ -485,16 +488,8 @@ cdef class KhivaCore(GameCore):
                 rejected |= 1 << p
         s.act_player = winner
         s.act_card = card
-        if s.tracking and s.n_log < LOG_MAX:
-            s.acts[s.n_log].camel = camel
-            s.acts[s.n_log].player = winner
-            s.acts[s.n_log].card = card
-            s.acts[s.n_log].rejected = rejected
-            s.acts[s.n_log].start = s.camel_pos[camel]
-            s.acts[s.n_log].reward_kind = 0
-            s.acts[s.n_log].boost = 0
-            s.acts[s.n_log].end = -1
-            s.n_log += 1
+        if s.tracking:
+            log_event(&s.log, LOG_ACTIVATE, winner, camel, card, rejected)
         return True
 
     @cython.final
@@ -521,7 +516,7 @@ cdef class KhivaCore(GameCore):
         choose at shop 4.
         """
         cdef KState* s = &self.s
-        cdef int pos = s.camel_pos[camel]
+        cdef int start = s.camel_pos[camel], pos = start
         cdef int outpost = path_pos(player, PATH_LEN)
         cdef uint32_t occupied = 0
         cdef int c
@@ -535,9 +530,8 @@ cdef class KhivaCore(GameCore):
             if not (occupied >> pos) & 1:
                 steps -= 1
         s.camel_pos[camel] = pos
-        if s.tracking and s.n_log > 0:
-            s.acts[s.n_log - 1].boost = s.act_boost
-            s.acts[s.n_log - 1].end = pos
+        if s.tracking:
+            log_event(&s.log, LOG_CAMEL_MOVED, player, start, pos, s.act_boost)
         if pos == KHIVA:
             return False                    # an empty Khiva space: nothing happens
         if pos == outpost:
@@ -552,12 +546,12 @@ cdef class KhivaCore(GameCore):
         cdef KState* s = &self.s
         if space == 1:
             self.give_gems(player, 1)
-            self.note_reward(1, 1)
+            self.note_reward(player, REWARD_GEMS, 1)
         elif space == 2:
             self.take_carpet(player)
         elif space == 3:
             self.give_gems(player, 2)
-            self.note_reward(1, 2)
+            self.note_reward(player, REWARD_GEMS, 2)
         elif space == 4:
             # pay 3 gems for the top salt bag, or take the top carpet: a choice only when
             # both are possible, or when only salt is (then buying is optional)
@@ -587,7 +581,7 @@ cdef class KhivaCore(GameCore):
                 s.salt_best[player] = value
             if s.n_salt == 0:
                 s.end_triggered = 1
-            self.note_reward(3, value)
+            self.note_reward(player, REWARD_SALT, value)
 
     @cython.final
     cdef void take_carpet(self, int player) noexcept:
@@ -601,7 +595,7 @@ cdef class KhivaCore(GameCore):
             ih_public(&s.ih, (<uint64_t>EV_CARPET << 56) | <uint64_t>carpet)
         if s.n_carpets == 0:
             s.end_triggered = 1
-        self.note_reward(2, carpet)
+        self.note_reward(player, REWARD_CARPET, carpet)
 
     @cython.final
     cdef void outpost(self, int camel, int player) noexcept:
@@ -614,16 +608,14 @@ cdef class KhivaCore(GameCore):
             s.teapot_points[player] += v
         s.carpets_scored[player] |= s.carpets_held[player] & colour_mask
         s.carpets_held[player] &= ~colour_mask
-        self.note_reward(4, v)
+        self.note_reward(player, REWARD_OUTPOST, v)
         s.camel_pos[camel] = KHIVA
         s.camel_teapot[camel] = self.draw_teapot()
 
     @cython.final
-    cdef void note_reward(self, int kind, int value) noexcept:
-        cdef KState* s = &self.s
-        if s.tracking and s.n_log > 0:
-            s.acts[s.n_log - 1].reward_kind = kind
-            s.acts[s.n_log - 1].reward_value = value
+    cdef void note_reward(self, int player, int kind, int value) noexcept:
+        if self.s.tracking:
+            log_event(&self.s.log, LOG_REWARD, player, kind, value, 0)
 
     # ============================================================ end of a turn
     @cython.final

@@ -121,13 +121,14 @@ def move_text(move: int) -> str:
 
 
 def reward_text(kind: int, value: int) -> str:
-    if kind == 1:
+    """What a LOG_REWARD entry (REWARD_* kind, value) earned."""
+    if kind == core.REWARD_GEMS:
         return f"+{value} gem{'s' if value > 1 else ''}"
-    if kind == 2:
+    if kind == core.REWARD_CARPET:
         return f"carpet {carpet_text(value)}"
-    if kind == 3:
+    if kind == core.REWARD_SALT:
         return f"salt {value}"
-    if kind == 4:
+    if kind == core.REWARD_OUTPOST:
         return f"teapot {value}" if value else "outpost (no teapot)"
     return ""
 
@@ -322,21 +323,6 @@ class Khiva(CheckedGame, KhivaCore):
                          f"{' '.join(ps['carpets_delivered']) or '-'}  hand: {hand}")
         return "\n".join(lines)
 
-    def last_activations(self) -> List[Dict[str, Any]]:
-        """The camel activations of the current (or just finished) turn, for printing a game."""
-        f = self._fields()
-        out = []
-        for entry in f["acts"][:f["n_log"]]:
-            out.append({
-                "camel": COLOUR_NAMES[entry["camel"]], "player": entry["player"],
-                "card": card_text(entry["card"]), "boost": entry["boost"],
-                "from": pos_text(entry["start"]),
-                "to": pos_text(entry["end"]) if entry["end"] >= 0 else None,
-                "rejected": [p for p in range(f["n"]) if entry["rejected"] >> p & 1],
-                "reward": reward_text(entry["reward_kind"], entry["reward_value"]),
-            })
-        return out
-
     def narrate(self, before: GameCore, player: int, move: int,
                 viewer: Optional[int] = None) -> List[str]:
         """Lines telling what `player`'s `move` did (self is the state after it, `before` the
@@ -345,8 +331,7 @@ class Khiva(CheckedGame, KhivaCore):
         seat, only what that seat sees: another seat's gift shows only to its giver and its
         receiver."""
         lines = []
-        acts = self.last_activations()
-        done_before = 0
+        entries = self.events(since=before.event_count)
         if move_kind(move) == core.MV_CHOOSE:
             if self.turn == before.turn and self.phase == "choose":
                 return []                          # still hidden: nobody has revealed yet
@@ -363,9 +348,15 @@ class Khiva(CheckedGame, KhivaCore):
                 choices.append(f"P{p} play-" + "-".join(play) + "-give-" + "-".join(give))
             lines.append(f"turn {before.turn + 1}: " + "  ".join(choices))
         else:
-            done_before = max(0, len(before.last_activations()) - 1)
+            # the activation this move completes began in an earlier move: its entries so far
+            # are the last one (a boost pending) or two (a shop 4 choice pending) of `before`
+            written = 1 if move_kind(move) == core.MV_BOOST else 2
+            begun = before.events(since=max(0, before.event_count - written))
+            if begun and begun[0][0] == core.LOG_ACTIVATE:
+                entries = begun + entries
+        acts = activations(entries, self.n_players)
         complete = len(acts) - (1 if self.phase in ("boost", "shop4") else 0)
-        for a in acts[done_before:complete]:
+        for a in acts[:complete]:
             boost = f" +{a['boost']} gem boost" if a["boost"] else ""
             line = (f"    {a['camel']:<5} camel: P{a['player']} ({a['card']}{boost}) "
                     f"{a['from']} -> {a['to']}  {a['reward']}").rstrip()
@@ -375,6 +366,22 @@ class Khiva(CheckedGame, KhivaCore):
         if self.phase in ("choose", "over"):
             lines.append("    scores: " + "  ".join(f"P{p} {v}" for p, v in enumerate(self.scores())))
         return lines
+
+
+def activations(entries: List[tuple], n: int) -> List[Dict[str, Any]]:
+    """The camel activations told by narration log entries (kind, player, a, b, c), in order;
+    entries of an activation whose LOG_ACTIVATE is not among them are left out."""
+    out: List[Dict[str, Any]] = []
+    for kind, player, a, b, c in entries:
+        if kind == core.LOG_ACTIVATE:
+            out.append({"camel": COLOUR_NAMES[a], "player": player, "card": card_text(b),
+                        "boost": 0, "from": None, "to": None, "reward": "",
+                        "rejected": [p for p in range(n) if c >> p & 1]})
+        elif out and kind == core.LOG_CAMEL_MOVED:
+            out[-1].update({"from": pos_text(a), "to": pos_text(b), "boost": c})
+        elif out and kind == core.LOG_REWARD:
+            out[-1]["reward"] = reward_text(a, b)
+    return out
 
 
 # ================================================================ JSON -> C fields
@@ -421,7 +428,6 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
         fail(("pending",), f"missing: phase {d['phase']} waits for a pending activation")
     elif "pending" in d:
         fail(("pending",), f"there is no pending activation in phase {d['phase']}")
-    f["n_log"] = 0
     # What each seat learned about the cards it cannot see (anything not listed: anywhere).
     f["where"] = [[all_places(n, o)] * core.N_CARDS for o in range(n)] + \
         [[0] * core.N_CARDS] * (5 - n)
@@ -558,7 +564,6 @@ def _check_ranges(f: Dict[str, Any], n: int) -> None:
     check(0 <= f["act_camel"] <= core.N_COLOURS and 0 <= f["act_stage"] <= core.ST_NEXT
           and -1 <= f["act_player"] < n and 0 <= f["act_card"] < core.N_CARDS
           and 0 <= f["act_boost"] <= 2, "pending", "out of range")
-    check(0 <= f["n_log"] <= core.LOG_MAX, "n_log", "out of range")
     check(0 <= f["n_teapots"] <= core.N_TEAPOTS, "teapot_pile", "too many teapots")
     check(0 <= f["n_carpets"] <= core.N_CARPETS, "carpet_pile", "too many carpets")
     check(0 <= f["n_salt"] <= core.N_SALT, "salt_pile", "too many salt bags")
