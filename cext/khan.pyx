@@ -59,9 +59,9 @@ RAID_VALUE[:] = [20, 50, 100]
 cdef int CORRALS[6]          # corral tiles by player count
 CORRALS[:] = [0, 0, 4, 3, 3, 2]
 
-PY_DECK_COUNT = (1, 2, 1, 1, 1, 1, 1)   # the same tables for the Python half
-PY_RAID_VALUE = (20, 50, 100)
-PY_CORRALS = (0, 0, 4, 3, 3, 2)
+PY_DECK_COUNT = tuple(DECK_COUNT)        # the same tables for the Python half
+PY_RAID_VALUE = tuple(RAID_VALUE)
+PY_CORRALS = tuple(CORRALS)
 
 # ================================================================ moves and phases
 cpdef enum:
@@ -110,7 +110,9 @@ cpdef enum:
     MOVE_BUF = 64
 
 cdef enum:
-    EV_MOVE = 1              # information events (type << 56 | payload)
+    # What a move tells whom: the information events it hashes (type << 56 | payload), see
+    # the information section
+    EV_MOVE = 1
     EV_DRAW = 2
     EV_HIDDEN = 3
     EV_SECRET = 4
@@ -118,10 +120,9 @@ cdef enum:
     EV_THEFT = 6
     EV_REVEAL = 7
 
-
+# A steal's argument (MV_USE, MV_STEAL) packs the victim's seat and the tier taken (TIER_RANDOM
+# from the Sable Nation). cpdef: the Python half's notation reads it too.
 cpdef inline int steal_arg(int victim, int tier) noexcept nogil:
-    """The argument of a steal (MV_USE, MV_STEAL): the victim's seat and the tier taken
-    (TIER_RANDOM from the Sable Nation)."""
     return victim * 4 + tier
 
 cpdef inline int steal_victim(int arg) noexcept nogil:
@@ -167,7 +168,7 @@ cdef struct KhanState:
     int impala_token                 # 1 = coloured side up (the ability is ready)
     uint32_t revealed                # decks revealed by the current Impala ability
     int box[7]                       # discarded cards by type (face-down ones included)
-    Slot slot[40]                    # Sable's face-down raid cards, oldest first
+    Slot slot[MAX_SLOTS]             # Sable's face-down raid cards, oldest first
     int n_slots
     int turn
     Rng chance
