@@ -16,7 +16,7 @@ from libc.string cimport memset
 from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, random_subset, shuffle_bytes, sort_bytes, win_shares
+from cext.bits cimport i8, u8, popcount, lowest_bit, random_subset, shuffle_bytes, sort_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -55,14 +55,8 @@ PY_GEM_ICONS = (0, 2, 2, 1, 1, 0)
 PY_TEAPOTS = (2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7)
 PY_SALT = (10, 9, 8, 7, 6)
 
-cdef inline int card_colour(int card) noexcept nogil:
-    return card // 5
-
 cdef inline int card_value(int card) noexcept nogil:
     return card % 5 + 1
-
-cdef inline int carpet_colour(int carpet) noexcept nogil:
-    return carpet // 3
 
 cdef inline int carpet_value(int carpet) noexcept nogil:
     return carpet % 3 + 3
@@ -201,7 +195,7 @@ cdef struct KState:
     Rng chance
     u8 where[5][25]       # where[o][c]: where observer o knows card c may be
 
-if MOST_MOVES > MAX_MOVES:
+if <int>MOST_MOVES > <int>MAX_MOVES:
     raise ImportError("a Khiva position can have more moves than a move buffer holds")
 
 cdef KState _layout_probe
@@ -462,7 +456,7 @@ cdef class KhivaCore(GameCore):
                     return
             s.act_camel += 1
             s.act_stage = ST_RESOLVE
-        self.end_of_turn()
+        self.end_turn()
 
     @cython.final
     cdef bint resolve_requests(self, int camel) noexcept:
@@ -619,7 +613,7 @@ cdef class KhivaCore(GameCore):
 
     # ============================================================ end of a turn
     @cython.final
-    cdef void end_of_turn(self) noexcept:
+    cdef void end_turn(self) noexcept:
         """Discard the played cards; end the game, or redeal when hands are down to 1 (duel 2)."""
         cdef KState* s = &self.s
         cdef int p
@@ -652,20 +646,6 @@ cdef class KhivaCore(GameCore):
     cdef long long rank_key(self, int p) noexcept:
         """Score, then most teapot tokens, then the highest salt bag."""
         return (<long long>self.score(p) * 100 + self.s.teapot_count[p]) * 100 + self.s.salt_best[p]
-
-    @cython.final
-    cdef void get_scores(self, double* out) noexcept:
-        cdef int p
-        for p in range(self.s.n):
-            out[p] = self.score(p)
-
-    @cython.final
-    cdef void get_rewards(self, double* out) noexcept:
-        cdef long long keys[5]
-        cdef int p
-        for p in range(self.s.n):
-            keys[p] = self.rank_key(p)
-        win_shares(keys, self.s.n, out)
 
     # ============================================================ copying
     @cython.final
@@ -884,24 +864,6 @@ cdef class KhivaCore(GameCore):
             if perm[i] == slot:
                 return True
         return False
-
-    # ============================================================ Python API
-    @property
-    def duel(self) -> bool:
-        return bool(self.s.duel)
-
-    def scores(self) -> list:
-        """Current points of every player (teapots + salt + delivered carpets + gems)."""
-        return [self.score(p) for p in range(self.s.n)]
-
-    def ranking(self) -> list:
-        """Final places (1 = first), after both tie-breaks; fully tied players share a place."""
-        keys = [self.rank_key(p) for p in range(self.s.n)]
-        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
-
-    def tiebreaks(self, int p) -> tuple:
-        """(score, teapot tokens, highest salt bag) of player p: the ranking key."""
-        return (self.score(p), self.s.teapot_count[p], self.s.salt_best[p])
 
     # ============================================================ the bridge to the Python half
     def _fields(self) -> dict:
