@@ -11,6 +11,7 @@ from engine.registry import GAMES, all_options, game_info
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
 from search.config import DEFAULT_SCORE_WEIGHT, SearchConfig
+from search.extras import MissingExtra
 from search.match import agent_seed, play_game
 
 EXIT_USAGE = 2           # a mistake in the command line
@@ -344,13 +345,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                             sys.stdin, sys.stdout, args.hint_iterations)
         parser.print_help()
         return EXIT_USAGE
-    except (UsageError, ValueError) as e:
+    except (UsageError, ValueError, MissingExtra) as e:   # MissingExtra: pip install it
         print(f"caravan: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except AgentFailure as e:      # an external engine failed: not a mistake of the caller
         print(f"caravan: engine failed: {e}", file=sys.stderr)
         return EXIT_ENGINE_FAILED
-    except RuntimeError as e:      # e.g. Ray missing for --workers > 1
+    except RuntimeError as e:      # e.g. every search worker failed
         print(f"caravan: error: {e}", file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -19,6 +19,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, TextIO
 
 from engine.registry import game_info
 from search.agents import Agent, close_agents, parse_agent
+from search.extras import require
 from search.match import play_game
 from search.stats import EloEstimate, Sprt, elo_estimate, mean, wilson
 
@@ -133,11 +134,10 @@ class Tally:
     """
 
     def __init__(self, names: Sequence[str]) -> None:
-        from openskill.models import PlackettLuce
-
+        models = require("openskill.models", "the arena's ratings")
         self.names = list(names)
         self.agents = [AgentTally(n) for n in names]
-        self.model = PlackettLuce()
+        self.model = models.PlackettLuce()
         self.ratings = [self.model.rating(name=n) for n in names]
         self.wdl = [0, 0, 0]          # agent 0 against agent 1, when there are two
         self.records: List[dict] = []
@@ -323,7 +323,9 @@ def sprt_state(sprt: Sprt, wdl: Sequence[int]) -> dict:
 
 def prepare_out_dir(path: str) -> None:
     """Create the output directory and check that a file can be written in it; ValueError
-    (one readable line) if not."""
+    (one readable line) if not. Its charts need matplotlib: MissingExtra now, before any
+    game, if it is not installed."""
+    _pyplot()
     try:
         os.makedirs(path, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
@@ -341,12 +343,9 @@ def write_summary(out_dir: str, result: ArenaResult) -> None:
 
 
 def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    """matplotlib.pyplot drawing to files (the Agg backend), or MissingExtra."""
+    require("matplotlib", "the arena's charts").use("Agg")
+    return require("matplotlib.pyplot", "the arena's charts")
 
 
 def _letter(i: int) -> str:

@@ -22,20 +22,13 @@ from typing import Callable, Dict, List, Optional, Union
 
 from cext.core import GameCore
 from search.config import Budget, SearchConfig, from_keywords
+from search.extras import require
 from search.ismcts import (MoveStats, Progress, SearchResult, check_search, new_tree, run_tree,
                            search)
 
-INSTALL_HINT = "pip install ray  (or: pip install 'caravan[ray]')"
-
-
 def require_ray():
-    """The ray module, or a clear error that says how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError(f"more than one worker needs Ray, which is not installed: "
-                           f"{INSTALL_HINT}") from None
-    return ray
+    """The ray module, or MissingExtra: one line that says how to install it."""
+    return require("ray", "more than one search worker")
 
 
 def ensure_ray(workers: int, address: Optional[str] = None):

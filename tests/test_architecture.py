@@ -5,7 +5,7 @@ From the bottom:
   2. games: the games' Python halves and the checked loading path (engine.validation,
      engine.games, engine.registry, the engine package);
   3. search: the search itself (search.config, search.ismcts, search.parallel with Ray,
-     search.golden, search.heuristics, the search package);
+     search.golden, search.heuristics, search.extras, the search package);
   4. agents and arena: what plays and measures with the search (search.agents,
      search.match, search.arena, search.arena_ray, search.stats, search.suggest);
   5. front doors: engine.protocol, engine.cli, engine.play.
@@ -23,7 +23,7 @@ LAYERS = [
     ("cores", ["cext"]),
     ("games", ["engine.validation", "engine.games", "engine.registry", "engine"]),
     ("search", ["search", "search.config", "search.ismcts", "search.parallel",
-                "search.golden", "search.heuristics"]),
+                "search.golden", "search.heuristics", "search.extras"]),
     ("agents and arena", ["search.agents", "search.match", "search.arena", "search.arena_ray",
                           "search.stats", "search.suggest"]),
     ("front doors", ["engine.protocol", "engine.cli", "engine.play"]),

@@ -126,6 +126,58 @@ def test_an_out_directory_that_cannot_be_written_is_refused_before_any_game(tmp_
     assert len(r.stderr.splitlines()) == 1 and r.stdout == ""
 
 
+def without(*modules):
+    """Python code that makes `modules` unimportable, as if they were not installed."""
+    return "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
+
+
+def test_a_missing_ratings_or_plots_package_names_its_extra(monkeypatch, tmp_path):
+    from search.arena import Tally, prepare_out_dir
+    from search.extras import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "openskill", None)
+    monkeypatch.setitem(sys.modules, "openskill.models", None)
+    with pytest.raises(MissingExtra, match=r"^openskill is needed for the arena's ratings and "
+                                           r"is not installed: pip install 'caravan\[ratings\]'$"):
+        Tally(["a", "b"])
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(MissingExtra, match=r"^matplotlib is needed for the arena's charts and "
+                                           r"is not installed: pip install 'caravan\[plots\]'$"):
+        prepare_out_dir(str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("missing,args,extra", [
+    (["openskill", "openskill.models"], [], "ratings"),
+    (["matplotlib", "matplotlib.pyplot"], ["--out", "OUT"], "plots"),
+    (["matplotlib", "matplotlib.pyplot"], ["--out", "OUT", "--ladder", "ismcts:iterations=5,10"],
+     "plots"),
+])
+def test_the_arena_without_an_extra_exits_2_with_one_line_before_any_game(tmp_path, missing,
+                                                                          args, extra):
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    code = without(*missing) + (
+        "from engine.cli import main\n"
+        f"sys.exit(main(['arena', 'khiva', '--players', '2', '--agents', 'heuristic,random', "
+        f"'--games', '2', *{args!r}]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300, cwd=tempfile.gettempdir())
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("caravan: error: ") and len(r.stderr.splitlines()) == 1
+    assert r.stderr.rstrip().endswith(f"pip install 'caravan[{extra}]'"), r.stderr
+    assert r.stdout == "" and not (tmp_path / "out").exists()
+
+
+def test_a_match_needs_neither_extra():
+    code = without("openskill", "openskill.models", "matplotlib", "matplotlib.pyplot") + (
+        "from engine.cli import main\n"
+        "sys.exit(main(['match', 'khiva', '--quiet', '--agents', 'ismcts:iterations=50,random,random']))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300, cwd=tempfile.gettempdir())
+    assert r.returncode == 0 and "final scores" in r.stdout, r.stderr
+
+
 def test_one_agent_alone_is_refused_and_one_given_twice_is_numbered():
     with pytest.raises(ValueError, match="give it twice: --agents heuristic,heuristic"):
         run_arena("khiva", 2, ["heuristic"], 2)

@@ -125,7 +125,8 @@ def test_missing_ray_with_workers_is_a_clear_error():
         "    suggest(new_game('khiva', 3, 1), 200, 2, workers=2)\n"
         "except RuntimeError as e:\n"
         "    print(e)\n")
-    assert "pip install ray" in r.stdout, r.stdout + r.stderr
+    assert "ray is needed for more than one search worker and is not installed: " \
+           "pip install 'caravan[ray]'" in r.stdout, r.stdout + r.stderr
 
 
 def test_protocol_with_two_workers():
