@@ -1,10 +1,12 @@
 # cython: language_level=3
 """Taschkent: every rule of the game in one compact C state.
 
-Read top to bottom: the component table (the map and every number), the state, set-up, move
-generation (action rounds, action cards, trading rounds), applying moves, the end of an action
-round (round track, die, start player, 2-player virtual player), the trading round, the end of
-the game and scoring, then information (hashes, determinization). Notation, JSON, views,
+The sections follow the game-module contract (cext/core.pxd) and read like the rulebook: the
+component table (the map and every number), moves and phases (move kinds and their arguments,
+the narration log's kinds), the state, set-up, move generation (action rounds, action cards,
+trading rounds), playing a move (the move, then the end of the turn: the round track, the die,
+the start player, the 2-player virtual player, the trading round, the end of the game),
+scoring, information (hashes, determinization), copying and the bridge. Notation, JSON, views,
 the checks of a loaded position, rendering and narration are the Python half, in
 engine/games/taschkent.py: it reads and writes this state only through `_fields` and
 `_set_fields` at the end of this file.
@@ -14,10 +16,11 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/tas
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
+from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits, log_event
+from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes, win_shares
-from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
+from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes
+from cext.infohash cimport InfoHash, ih_reset, ih_public, ih_private, ih_resample
 
 # ================================================================ component table
 # Every number of the game lives here. Numbers the rulebook does not print are marked
@@ -76,22 +79,6 @@ cpdef enum:
     AC_SHORTAGE = 4
     AC_35 = 5
 
-    # The most legal moves a reachable position can have. The action phase has the most
-    # (move2 and the end-of-turn step offer a subset of the same kinds, a trading round at
-    # most 193: 1 pass + 4 ways x 48 hut-good pairs, all 11 movable huts in corner R4 and every
-    # connection on 4-8). Counting each kind at its own maximum:
-    #   take 1 Tugrik 1, a post 8 (regions), the own hut 8 (regions),
-    #   cameleer moves 76: 8 fields, plus 3 connections x 10 borders on fields 1 and 2 (60),
-    #     plus a Kalmyk hut into 8 regions,
-    #   Removal 20 (2 x 10 borders: each border in both directions),
-    #   Caravan moves on 24 (7 neutral huts and the own hut, each to at most 3 neighbours),
-    #   Shortage 132: 4 camels, plus every good on a hut with every non-empty camel; with all
-    #     4 camels non-empty at most 11 iron, 11 jade and 10 indigo lie on huts: 32 x 4 = 128,
-    #   3/5 1.
-    # 1 + 8 + 8 + 76 + 20 + 24 + 132 + 1 = 270. (Some maxima exclude each other, so the
-    # true maximum is a little lower; tests/test_taschkent_loading.py builds a position near it.)
-    MOST_MOVES = 270
-
 cdef int PRINTED_PER_REGION[8]
 PRINTED_PER_REGION[:] = [1, 2, 1, 3, 2, 0, 1, 2]        # Interpretation (RULES-NOTES)
 cdef int BORDER_A[10]
@@ -145,6 +132,9 @@ cdef void _init_map():
 _init_map()
 
 # ================================================================ moves and phases
+# A move is make_move(kind, argument) (cext/moves.pxd); the legal moves ascend by kind, then
+# by argument. An argument that packs several numbers has one packing function and named
+# accessors below (cpdef: the Python half reads moves with them too).
 cpdef enum:
     PH_ACTION = 0            # the player's action
     PH_MOVE2 = 1             # the cameleer move after the action (optional)
@@ -152,24 +142,40 @@ cpdef enum:
     PH_SELL = 3              # trading round: the seller to move sells one good or passes
     PH_OVER = 4
 
-    K_SHIFT = 12
-    K_SKIP = 1               # payload 0: no second move, 1: end the turn, 2: pass (trading)
-    K_TUGRIK = 2
-    K_POST = 3               # | region
-    K_HUT = 4                # | region
-    K_CAMEL = 5              # | dest * 32 + option
-    K_ACTIVITY = 6           # | region
-    K_CAMCARD = 7            # | dest * 32 + option (a free move)
-    K_REMOVAL = 8            # | from * 8 + to
-    K_CARAVAN = 9            # | hut * 8 + to
-    K_SHORT_A = 10           # | camel  (take one, remove one)
-    K_SHORT_B = 11           # | (hut * 3 + good) * 4 + camel
-    K_35 = 12
-    K_SELL = 13              # | target * 512 + good * 128 + hut * 4 + cards * 2 + keep (< 4096)
+    MV_SKIP = 1              # argument SKIP_MOVE: no second move, SKIP_TURN: end the turn,
+                             #   SKIP_PASS: pass (trading)
+    MV_TUGRIK = 2            # argument 0
+    MV_POST = 3              # argument: the region
+    MV_HUT = 4               # argument: the region
+    MV_CAMEL = 5             # argument: camel_arg(field, option)
+    MV_ACTIVITY = 6          # argument: the region
+    MV_CAMCARD = 7           # argument: camel_arg(field, option) (the Cameleer card: a free move)
+    MV_REMOVAL = 8           # argument: reloc_arg(region, to): a post to a neighbouring region
+    MV_CARAVAN = 9           # argument: reloc_arg(hut, to): a hut to a neighbouring region
+    MV_SHORT_A = 10          # argument: the camel (Shortage: take one, remove one)
+    MV_SHORT_B = 11          # argument: shortage_arg(hut, good, camel)
+    MV_35 = 12               # argument 0
+    MV_SELL = 13             # argument: sale_arg(target, good, hut, cards, keep)
 
     SKIP_MOVE = 0
     SKIP_TURN = 1
     SKIP_PASS = 2
+
+    # The most legal moves a reachable position can have. The action phase has the most
+    # (move2 and the end-of-turn step offer a subset of the same kinds, a trading round at
+    # most 193: 1 pass + 4 ways x 48 hut-good pairs, all 11 movable huts in corner R4 and every
+    # connection on 4-8). Counting each kind at its own maximum:
+    #   take 1 Tugrik 1, a post 8 (regions), the own hut 8 (regions),
+    #   cameleer moves 76: 8 fields, plus 3 connections x 10 borders on fields 1 and 2 (60),
+    #     plus a Kalmyk hut into 8 regions,
+    #   Removal 20 (2 x 10 borders: each border in both directions),
+    #   Caravan moves on 24 (7 neutral huts and the own hut, each to at most 3 neighbours),
+    #   Shortage 132: 4 camels, plus every good on a hut with every non-empty camel; with all
+    #     4 camels non-empty at most 11 iron, 11 jade and 10 indigo lie on huts: 32 x 4 = 128,
+    #   3/5 1.
+    # 1 + 8 + 8 + 76 + 20 + 24 + 132 + 1 = 270. (Some maxima exclude each other, so the
+    # true maximum is a little lower; tests/test_taschkent_loading.py builds a position near it.)
+    MOST_MOVES = 270
     # The most moves gen_moves can write whatever the values in the state, even values no
     # position has (its guard refuses only indices out of range): every loop runs over a fixed
     # range or a 32-bit mask, and the largest is a trading round's: 1 pass + 2 target regions
@@ -182,38 +188,103 @@ cpdef enum:
     EV_DIE = 3
     EV_TC = 4
     EV_ACTOR = 5
-    LOG_MAX = 32
 
-    # log entries for narration
-    LG_DIE_ROUND = 1         # a: die, b: the round it decides
-    LG_ROUND = 2             # a: new round
-    LG_START = 3             # a: new start player
-    LG_TRADING = 4
-    LG_TRADING_END = 5
-    LG_KALMYK_HUT = 6        # a: track field
-    LG_VIRT_DIE = 7          # a: die, b: field reached
-    LG_VIRT_CARD = 8         # an action card removed
-    LG_VIRT_SALE = 9         # a: good, b: region, c: trading card or -1
-    LG_VIRT_LOST = 10        # a: good removed from the game
-    LG_REFILL = 11           # a: cards added
-    LG_OVER = 12
-    LG_STEAL = 13            # a: richer, b: poorer, c: cards taken
-    LG_END_TRIGGER = 14
-    LG_LAST_CARD = 15
-    LG_REGION = 16           # a: region evaluated
-    LG_TRACK_HUT = 17        # a: track field given a neutral hut
+    # kinds of the narration log (core.pxd's EventLog); the player is -1 unless given
+    LOG_DIE_ROUND = 1        # a: die, b: the round it decides
+    LOG_ROUND = 2            # a: new round
+    LOG_START = 3            # player and a: the new start player
+    LOG_TRADING = 4
+    LOG_TRADING_END = 5      # a: the trading rounds played
+    LOG_KALMYK_HUT = 6       # a: track field
+    LOG_VIRT_DIE = 7         # a: die, b: field reached
+    LOG_VIRT_CARD = 8        # an action card removed
+    LOG_VIRT_SALE = 9        # a: good, b: region, c: trading card or -1
+    LOG_VIRT_LOST = 10       # a: good removed from the game
+    LOG_REFILL = 11          # a: cards added
+    LOG_OVER = 12
+    LOG_STEAL = 13           # player and a: richer, b: poorer, c: cards taken
+    LOG_END_TRIGGER = 14
+    LOG_LAST_CARD = 15
+    LOG_TRACK_HUT = 17       # a: track field given a neutral hut
+
+LG_STEAL = LOG_STEAL     # the old name, still read by tests/test_narration.py: drop it with that line
 
 if <int>MOST_MOVES > <int>GEN_MOVES_CAP or <int>GEN_MOVES_CAP > <int>MAX_MOVES \
         or <int>GEN_MOVES_CAP > <int>MOVE_BUF:
     raise ImportError("a Taschkent position can have more moves than a move buffer holds")
 
-cdef inline int mk(int kind, int payload) noexcept nogil:
-    return (kind << K_SHIFT) | payload
+# MV_CAMEL, MV_CAMCARD: the cameleer to field `field`; option 0 performs the field's action,
+# link_option() lays a trade connection instead (fields 1 and 2), hut_option() places the
+# Kalmyk's neutral hut (field 8).
+cpdef inline int camel_arg(int field, int option) noexcept nogil:
+    return field * 32 + option
 
-cdef struct LogEntry:
-    int kind, a, b, c
+cpdef inline int camel_field(int arg) noexcept nogil:
+    return arg >> 5
 
-cdef struct TState:
+cpdef inline int camel_option(int arg) noexcept nogil:
+    return arg & 31
+
+cpdef inline int link_option(int stick, int border) noexcept nogil:
+    return 1 + stick * 10 + border
+
+cpdef inline int link_stick(int option) noexcept nogil:
+    return (option - 1) // 10
+
+cpdef inline int link_border(int option) noexcept nogil:
+    return (option - 1) % 10
+
+cpdef inline int hut_option(int region) noexcept nogil:
+    return 1 + region
+
+cpdef inline int hut_option_region(int option) noexcept nogil:
+    return option - 1
+
+# MV_REMOVAL: a trading post from region `src`; MV_CARAVAN: hut `src`; to region `dest`
+cpdef inline int reloc_arg(int src, int dest) noexcept nogil:
+    return src * 8 + dest
+
+cpdef inline int reloc_src(int arg) noexcept nogil:
+    return arg >> 3
+
+cpdef inline int reloc_dest(int arg) noexcept nogil:
+    return arg & 7
+
+# MV_SHORT_B: good `good` off hut `hut`, and one good off camel `camel`
+cpdef inline int shortage_arg(int hut, int good, int camel) noexcept nogil:
+    return (hut * 3 + good) * 4 + camel
+
+cpdef inline int shortage_hut(int arg) noexcept nogil:
+    return (arg >> 2) // 3
+
+cpdef inline int shortage_good(int arg) noexcept nogil:
+    return (arg >> 2) % 3
+
+cpdef inline int shortage_camel(int arg) noexcept nogil:
+    return arg & 3
+
+# MV_SELL: good `good` sold into region `target`, onto hut `hut`, for trading cards (cards 1)
+# or Tugrik, keeping the trading post (keep 1) or not
+cpdef inline int sale_arg(int target, int good, int hut, int cards, int keep) noexcept nogil:
+    return target * 512 + good * 128 + hut * 4 + cards * 2 + keep
+
+cpdef inline int sale_target(int arg) noexcept nogil:
+    return arg >> 9
+
+cpdef inline int sale_good(int arg) noexcept nogil:
+    return (arg >> 7) & 3
+
+cpdef inline int sale_hut(int arg) noexcept nogil:
+    return (arg >> 2) & 31
+
+cpdef inline int sale_cards(int arg) noexcept nogil:
+    return (arg >> 1) & 1
+
+cpdef inline int sale_keep(int arg) noexcept nogil:
+    return arg & 1
+
+# ================================================================ state
+cdef struct TaschkentState:
     bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
     EventLog log
@@ -254,21 +325,28 @@ cdef struct TState:
     int end_triggered, last_card
     int turns
     Rng chance
-    LogEntry notes[LOG_MAX]
-    int n_log
+    unsigned int move_log      # log.count when the last move began: its entries follow
 
-cdef TState _layout_probe
+cdef TaschkentState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
-    raise ImportError("TState must begin with the fields of StateHead (cext/core.pxd)")
+    raise ImportError("TaschkentState must begin with the fields of StateHead (cext/core.pxd)")
 
 
+cdef inline void note(TaschkentState* s, int kind, int player, int a, int b, int c) noexcept nogil:
+    """Narration: an entry of the shared log (a LOG_* kind), written while the state tracks
+    (states made from Python do; the search's random playouts do not)."""
+    if s.tracking:
+        log_event(&s.log, kind, player, a, b, c)
+
+
+# ================================================================ set-up
 cdef class TaschkentCore(GameCore):
     """The rules of Taschkent on one C state. `TaschkentCore(players=3, seed=0)` deals a new
     game; 2 players = the variant with the virtual player (not a seat: its moves are automatic,
     die-driven steps). The game API (notation, JSON, views) is its subclass
-    engine.games.taschkent.Taschkent. Every cdef method is final: called directly, never
-    through the vtable, although Python may subclass the type."""
-    cdef TState s
+    engine.games.taschkent.Taschkent. Every cdef method is final: this module calls them
+    directly, never through the vtable, although Python may subclass the type."""
+    cdef TaschkentState s
     name = "taschkent"
     title = "Taschkent"
     aliases = ()
@@ -280,12 +358,11 @@ cdef class TaschkentCore(GameCore):
     def __init__(self, int players=3, seed=0):
         self.setup(players, self._start(players, seed))
 
-    # ============================================================ set-up
     @cython.final
     cdef void setup(self, int n, uint64_t seed) noexcept:
-        cdef TState* s = &self.s
-        cdef int i, p, r, h
-        memset(s, 0, sizeof(TState))
+        cdef TaschkentState* s = &self.s
+        cdef int i, p, r
+        memset(s, 0, sizeof(TaschkentState))
         s.n = n
         s.virt = n == 2
         s.display_size = DISPLAY_2 if n == 2 else (DISPLAY_3 if n == 3 else DISPLAY_4)
@@ -312,7 +389,7 @@ cdef class TaschkentCore(GameCore):
         s.n_pile = N_ACTION_CARDS
         shuffle_bytes(&s.chance, s.pile, N_ACTION_CARDS)
         for i in range(N_TC):
-            s.tc_pile[i] = i // 10
+            s.tc_pile[i] = i // TC_PER_TYPE
         s.n_tc_pile = N_TC
         shuffle_bytes(&s.chance, s.tc_pile, N_TC)
         self.refill_display()
@@ -341,7 +418,7 @@ cdef class TaschkentCore(GameCore):
 
     @cython.final
     cdef void refill_display(self) noexcept:
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int added = 0
         while s.n_disp < s.display_size and s.n_disp < DISPLAY_4 and s.n_tc_pile > 0:
             s.n_tc_pile -= 1
@@ -351,23 +428,17 @@ cdef class TaschkentCore(GameCore):
             s.n_disp += 1
             added += 1
         if added:
-            self.note(LG_REFILL, added, 0, 0)
+            note(s, LOG_REFILL, -1, added, 0, 0)
 
+# ================================================================ move generation
     @cython.final
-    cdef void note(self, int kind, int a, int b, int c) noexcept:
-        cdef TState* s = &self.s
-        if s.tracking and s.n_log < LOG_MAX:
-            s.notes[s.n_log].kind = kind
-            s.notes[s.n_log].a = a
-            s.notes[s.n_log].b = b
-            s.notes[s.n_log].c = c
-            s.n_log += 1
+    cdef int current(self) noexcept:
+        return -1 if self.s.phase == PH_OVER else self.s.actor
 
-    # ============================================================ prices
     @cython.final
     cdef inline int post_price(self, int p, int r) noexcept:
         """1 per trading post there (anyone's) + 1 per neutral, printed or opponent hut."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int q, c = popcount(s.region_huts[r] & ~(1u << (HUT_PLAYER0 + p)))
         for q in range(s.n):
             c += s.posts[q][r]
@@ -386,7 +457,7 @@ cdef class TaschkentCore(GameCore):
     @cython.final
     cdef int move_price(self, int p, int d) noexcept:
         """Steps beyond the free three, plus 1 per other cameleer on the destination."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int pos = s.cam_pos[p], steps, c = 0, q
         if pos == OUTSIDE:
             steps = 0                                 # Interpretation: entering is free
@@ -428,15 +499,10 @@ cdef class TaschkentCore(GameCore):
             c += self.s.hand[p][t]
         return c
 
-    # ============================================================ move generation
-    @cython.final
-    cdef int current(self) noexcept:
-        return -1 if self.s.phase == PH_OVER else self.s.actor
-
     @cython.final
     cdef int gen_camel_moves(self, int p, int kind, bint free, int* buf, int n) noexcept:
-        cdef TState* s = &self.s
-        cdef int d, mc, rem, st, b, r, base
+        cdef TaschkentState* s = &self.s
+        cdef int d, mc, rem, st, b, r
         cdef bint khut = self.kalmyk_hut()
         for d in range(1, N_FIELDS):
             if d == s.cam_pos[p] or d == s.last_start:
@@ -445,9 +511,8 @@ cdef class TaschkentCore(GameCore):
             if mc > s.tugrik[p]:
                 continue
             rem = s.tugrik[p] - mc
-            base = mk(kind, d * 32)
             if self.field_open(d):
-                buf[n] = base
+                buf[n] = make_move(kind, camel_arg(d, 0))
                 n += 1
             if d <= 2:
                 if rem >= CONNECTION_PRICE:
@@ -455,30 +520,35 @@ cdef class TaschkentCore(GameCore):
                         if s.stick_border[st] < 0 or s.stick_used[st]:
                             for b in range(N_BORDERS):
                                 if b != s.stick_border[st]:
-                                    buf[n] = base + 1 + st * 10 + b
+                                    buf[n] = make_move(kind, camel_arg(d, link_option(st, b)))
                                     n += 1
             elif d == KALMYK and khut:
                 for r in range(N_REGIONS):
                     if self.hut_price(p, r) <= rem:
-                        buf[n] = base + 1 + r
+                        buf[n] = make_move(kind, camel_arg(d, hut_option(r)))
                         n += 1
+        return n
+
+    @cython.final
+    cdef inline int gen_relocations(self, int kind, int src, int r, int* buf, int n) noexcept:
+        """The moves of `kind` taking `src` (a post's region, a hut) from region r to each
+        neighbouring region, ascending."""
+        cdef uint32_t m = NEIGH[r]
+        while m:
+            buf[n] = make_move(kind, reloc_arg(src, lowest_bit(m)))
+            n += 1
+            m &= m - 1
         return n
 
     @cython.final
     cdef int gen_anytime(self, int p, int* buf, int n) noexcept:
         """Removal, Caravan moves on, Shortage and 3/5: playable at any point of the own turn."""
-        cdef TState* s = &self.s
-        cdef int a, b, h, g, c, r
-        cdef uint32_t m
+        cdef TaschkentState* s = &self.s
+        cdef int a, h, g, c, r
         if s.hand[p][AC_REMOVAL]:
             for a in range(N_REGIONS):
                 if s.posts[p][a] > 0:
-                    m = NEIGH[a]
-                    while m:
-                        b = lowest_bit(m)
-                        m &= m - 1
-                        buf[n] = mk(K_REMOVAL, a * 8 + b)
-                        n += 1
+                    n = self.gen_relocations(MV_REMOVAL, a, a, buf, n)
         if s.hand[p][AC_CARAVAN]:
             for h in range(HUT_NEUTRAL0, N_HUTS):
                 r = s.hut_loc[h]
@@ -486,26 +556,21 @@ cdef class TaschkentCore(GameCore):
                     continue
                 if h >= HUT_PLAYER0 and h != HUT_PLAYER0 + p:
                     continue
-                m = NEIGH[r]
-                while m:
-                    b = lowest_bit(m)
-                    m &= m - 1
-                    buf[n] = mk(K_CARAVAN, h * 8 + b)
-                    n += 1
+                n = self.gen_relocations(MV_CARAVAN, h, r, buf, n)
         if s.hand[p][AC_SHORTAGE]:
             for c in range(N_CAMELS):
                 if s.camel[c] > 0:
-                    buf[n] = mk(K_SHORT_A, c)
+                    buf[n] = make_move(MV_SHORT_A, c)
                     n += 1
             for h in range(N_HUTS):
                 for g in range(N_GOODS):
                     if (s.hut_has[g] >> h) & 1:
                         for c in range(N_CAMELS):
                             if s.camel[c] > 0:
-                                buf[n] = mk(K_SHORT_B, (h * 3 + g) * 4 + c)
+                                buf[n] = make_move(MV_SHORT_B, shortage_arg(h, g, c))
                                 n += 1
         if s.hand[p][AC_35]:
-            buf[n] = mk(K_35, 0)
+            buf[n] = make_move(MV_35, 0)
             n += 1
         return n
 
@@ -515,7 +580,7 @@ cdef class TaschkentCore(GameCore):
         cards, keep). The seller names the hut of the target region that receives the good
         (any hut there without that good). probe: only tell whether there is a sale (returns
         n + 1 at the first one, writes nothing)."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int r = s.tr_region, t, g, cards, keep, h
         cdef uint32_t free_huts, m
         if (s.tr_passed >> p) & 1 or s.posts[p][r] - s.kept[p][r] <= 0:
@@ -543,13 +608,17 @@ cdef class TaschkentCore(GameCore):
                         for keep in range(2):
                             if keep and s.supply[p] < KEEP_POST_PRICE:
                                 continue
-                            buf[n] = mk(K_SELL, t * 512 + g * 128 + h * 4 + cards * 2 + keep)
+                            buf[n] = make_move(MV_SELL, sale_arg(t, g, h, cards, keep))
                             n += 1
         return n
 
     @cython.final
+    cdef bint can_sell(self, int p) noexcept:
+        return self.gen_sales(p, NULL, 0, True) > 0
+
+    @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int p = s.actor, n = 0, r
         # Guard: the loops below index the C arrays by the seat to move, the seat count and
         # (selling) the region being evaluated. A loaded state has them in range
@@ -560,37 +629,37 @@ cdef class TaschkentCore(GameCore):
         if s.phase == PH_SELL and (s.tr_region < 0 or s.tr_region >= N_REGIONS):
             return 0
         if s.phase == PH_ACTION:
-            buf[n] = mk(K_TUGRIK, 0)
+            buf[n] = make_move(MV_TUGRIK, 0)
             n += 1
             if s.supply[p] > 0:
                 for r in range(N_REGIONS):
                     if self.post_price(p, r) <= s.tugrik[p]:
-                        buf[n] = mk(K_POST, r)
+                        buf[n] = make_move(MV_POST, r)
                         n += 1
             if s.hut_loc[HUT_PLAYER0 + p] == LOC_SUPPLY:
                 for r in range(N_REGIONS):
-                    buf[n] = mk(K_HUT, r)
+                    buf[n] = make_move(MV_HUT, r)
                     n += 1
-            n = self.gen_camel_moves(p, K_CAMEL, False, buf, n)
+            n = self.gen_camel_moves(p, MV_CAMEL, False, buf, n)
             return self.gen_anytime(p, buf, n)
         if s.phase == PH_MOVE2:
-            buf[n] = mk(K_SKIP, SKIP_MOVE)
+            buf[n] = make_move(MV_SKIP, SKIP_MOVE)
             n += 1
-            n = self.gen_camel_moves(p, K_CAMEL, False, buf, n)
+            n = self.gen_camel_moves(p, MV_CAMEL, False, buf, n)
             return self.gen_anytime(p, buf, n)
         if s.phase == PH_END:
-            buf[n] = mk(K_SKIP, SKIP_TURN)
+            buf[n] = make_move(MV_SKIP, SKIP_TURN)
             n += 1
             if s.hand[p][AC_ACTIVITY] and s.supply[p] > 0:
                 for r in range(N_REGIONS):
                     if self.post_price(p, r) <= s.tugrik[p]:
-                        buf[n] = mk(K_ACTIVITY, r)
+                        buf[n] = make_move(MV_ACTIVITY, r)
                         n += 1
             if s.hand[p][AC_CAMELEER]:
-                n = self.gen_camel_moves(p, K_CAMCARD, True, buf, n)
+                n = self.gen_camel_moves(p, MV_CAMCARD, True, buf, n)
             return self.gen_anytime(p, buf, n)
         if s.phase == PH_SELL:
-            buf[n] = mk(K_SKIP, SKIP_PASS)
+            buf[n] = make_move(MV_SKIP, SKIP_PASS)
             n += 1
             return self.gen_sales(p, buf, n, False)
         return 0
@@ -601,15 +670,15 @@ cdef class TaschkentCore(GameCore):
         cdef int n = self.gen_moves(buf)
         return buf[rng_below(rng, n)]
 
-    # ============================================================ applying moves
+# ================================================================ playing a move
     @cython.final
     cdef void do_move(self, int move) noexcept:
-        cdef TState* s = &self.s
-        cdef int p = s.actor, kind = move >> K_SHIFT, x = move & ((1 << K_SHIFT) - 1)
+        cdef TaschkentState* s = &self.s
+        cdef int p = s.actor, kind = move_kind(move), x = move_arg(move)
         if s.tracking:
-            s.n_log = 0
+            s.move_log = s.log.count
             ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | (<uint64_t>p << 32) | <uint32_t>move)
-        if kind == K_SKIP:
+        if kind == MV_SKIP:
             if x == SKIP_MOVE:
                 self.after_move2()
             elif x == SKIP_TURN:
@@ -618,38 +687,38 @@ cdef class TaschkentCore(GameCore):
                 s.tr_passed |= 1 << p
                 s.actor = (p + 1) % s.n
                 self.next_seller()
-        elif kind == K_TUGRIK:
+        elif kind == MV_TUGRIK:
             s.tugrik[p] += 1
             s.phase = PH_MOVE2
-        elif kind == K_POST or kind == K_ACTIVITY:
+        elif kind == MV_POST or kind == MV_ACTIVITY:
             s.tugrik[p] -= self.post_price(p, x)
             s.posts[p][x] += 1
             s.supply[p] -= 1
-            if kind == K_POST:
+            if kind == MV_POST:
                 s.phase = PH_MOVE2
             else:
                 self.play_card(p, AC_ACTIVITY)
-        elif kind == K_HUT:
+        elif kind == MV_HUT:
             self.put_hut(HUT_PLAYER0 + p, x)
             s.phase = PH_MOVE2
-        elif kind == K_CAMEL:
-            self.move_cameleer(p, x >> 5, x & 31, False)
+        elif kind == MV_CAMEL:
+            self.move_cameleer(p, camel_field(x), camel_option(x), False)
             if s.phase == PH_ACTION:
                 s.phase = PH_MOVE2
             else:
                 self.after_move2()
-        elif kind == K_CAMCARD:
+        elif kind == MV_CAMCARD:
             self.play_card(p, AC_CAMELEER)
-            self.move_cameleer(p, x >> 5, x & 31, True)
-        elif kind == K_REMOVAL:
+            self.move_cameleer(p, camel_field(x), camel_option(x), True)
+        elif kind == MV_REMOVAL:
             self.play_card(p, AC_REMOVAL)
-            s.posts[p][x >> 3] -= 1
-            s.posts[p][x & 7] += 1
-        elif kind == K_CARAVAN:
+            s.posts[p][reloc_src(x)] -= 1
+            s.posts[p][reloc_dest(x)] += 1
+        elif kind == MV_CARAVAN:
             self.play_card(p, AC_CARAVAN)
-            self.lift_hut(x >> 3)
-            self.put_hut(x >> 3, x & 7)
-        elif kind == K_SHORT_A:
+            self.lift_hut(reloc_src(x))
+            self.put_hut(reloc_src(x), reloc_dest(x))
+        elif kind == MV_SHORT_A:
             self.play_card(p, AC_SHORTAGE)
             s.camel[x] -= 1
             s.goods[p][CAMEL_GOOD[x]] += 1
@@ -657,18 +726,18 @@ cdef class TaschkentCore(GameCore):
                 s.camel[x] -= 1
                 s.removed_goods[CAMEL_GOOD[x]] += 1
             self.check_camels()
-        elif kind == K_SHORT_B:
+        elif kind == MV_SHORT_B:
             self.play_card(p, AC_SHORTAGE)
-            s.hut_has[(x >> 2) % 3] &= ~(1u << ((x >> 2) // 3))
-            s.removed_goods[(x >> 2) % 3] += 1
-            s.camel[x & 3] -= 1
-            s.removed_goods[CAMEL_GOOD[x & 3]] += 1
+            s.hut_has[shortage_good(x)] &= ~(1u << shortage_hut(x))
+            s.removed_goods[shortage_good(x)] += 1
+            s.camel[shortage_camel(x)] -= 1
+            s.removed_goods[CAMEL_GOOD[shortage_camel(x)]] += 1
             self.check_camels()
-        elif kind == K_35:
+        elif kind == MV_35:
             self.play_card(p, AC_35)
             s.tugrik[p] += CARD35_TUGRIK
-        elif kind == K_SELL:
-            self.sell(p, x >> 9, (x >> 7) & 3, (x >> 2) & 31, (x >> 1) & 1, x & 1)
+        elif kind == MV_SELL:
+            self.sell(p, sale_target(x), sale_good(x), sale_hut(x), sale_cards(x), sale_keep(x))
             s.actor = (p + 1) % s.n
             self.next_seller()
 
@@ -680,17 +749,16 @@ cdef class TaschkentCore(GameCore):
     @cython.final
     cdef void move_cameleer(self, int p, int d, int opt, bint free) noexcept:
         """Move p's cameleer to field d (paying unless free) and perform the field's action."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int c, k, h
         if not free:
             s.tugrik[p] -= self.move_price(p, d)
         s.last_start = s.cam_pos[p]
         s.cam_pos[p] = d
         if opt > 0 and d <= 2:                       # a trade connection instead of the action
-            opt -= 1
             s.tugrik[p] -= CONNECTION_PRICE
-            s.stick_border[opt // 10] = opt % 10
-            s.stick_used[opt // 10] = 0
+            s.stick_border[link_stick(opt)] = link_border(opt)
+            s.stick_used[link_stick(opt)] = 0
             return
         if d == 1:
             if s.marker < 0:
@@ -715,8 +783,8 @@ cdef class TaschkentCore(GameCore):
             if opt > 0:
                 for h in range(HUT_NEUTRAL0, HUT_NEUTRAL0 + N_NEUTRAL):
                     if s.hut_loc[h] == LOC_KALMYK:
-                        s.tugrik[p] -= self.hut_price(p, opt - 1)
-                        self.put_hut(h, opt - 1)
+                        s.tugrik[p] -= self.hut_price(p, hut_option_region(opt))
+                        self.put_hut(h, hut_option_region(opt))
                         break
         else:
             c = FIELD_CAMEL[d]
@@ -728,7 +796,7 @@ cdef class TaschkentCore(GameCore):
     @cython.final
     cdef void check_camels(self) noexcept:
         """The last good of a kind taken from the caravan ends the game after this round."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         if s.camel[0] == 0 or s.camel[2] == 0 or (s.camel[1] == 0 and s.camel[3] == 0):
             self.trigger_end()
 
@@ -736,12 +804,12 @@ cdef class TaschkentCore(GameCore):
     cdef void trigger_end(self) noexcept:
         if not self.s.end_triggered:
             self.s.end_triggered = 1
-            self.note(LG_END_TRIGGER, 0, 0, 0)
+            note(&self.s, LOG_END_TRIGGER, -1, 0, 0, 0)
 
     @cython.final
     cdef void sell(self, int p, int t, int g, int h, int cards, int keep) noexcept:
         """p sells good g into region t, placing it on hut h (the seller's choice)."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int r = s.tr_region
         cdef int k = self.lacking(t, g), i, j
         s.hut_has[g] |= 1u << h
@@ -771,12 +839,13 @@ cdef class TaschkentCore(GameCore):
     cdef void check_last_card(self) noexcept:
         if self.s.n_disp == 0 and self.s.n_tc_pile == 0 and not self.s.last_card:
             self.s.last_card = 1
-            self.note(LG_LAST_CARD, 0, 0, 0)
+            note(&self.s, LOG_LAST_CARD, -1, 0, 0, 0)
 
-    # ============================================================ turns and action rounds
+    # the end of a turn, of an action round (the round track, the die, the start player,
+    # the 2-player virtual player), the trading round and the end of the game
     @cython.final
     cdef void begin_turn(self, int p) noexcept:
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         s.actor = p
         s.phase = PH_ACTION
         s.last_start = -1
@@ -792,7 +861,7 @@ cdef class TaschkentCore(GameCore):
 
     @cython.final
     cdef void end_turn(self) noexcept:
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         s.turns += 1
         s.turn_no += 1
         if <unsigned>s.turn_no < <unsigned>s.n:     # unsigned: a round always ends
@@ -810,19 +879,19 @@ cdef class TaschkentCore(GameCore):
     @cython.final
     cdef void end_action_round(self) noexcept:
         """Virtual player (2 players), start player change, then the round track."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int d, h
         if s.virt:
             self.virtual_step()
         if s.marker >= 0 and s.marker != s.start_player:
             s.start_player = s.marker
-            self.note(LG_START, s.marker, 0, 0)
+            note(s, LOG_START, s.marker, s.marker, 0, 0)
         if s.end_triggered and s.round >= 2:
             self.start_trading()
             return
         if s.round == 2 or s.round == 3:
             d = self.roll()
-            self.note(LG_DIE_ROUND, d, s.round + 1, 0)
+            note(s, LOG_DIE_ROUND, -1, d, s.round + 1, 0)
             if d < (ROUND3_MIN if s.round == 2 else ROUND4_MIN):
                 self.start_trading()
                 return
@@ -830,29 +899,29 @@ cdef class TaschkentCore(GameCore):
             self.start_trading()
             return
         s.round += 1
-        self.note(LG_ROUND, s.round, 0, 0)
+        note(s, LOG_ROUND, -1, s.round, 0, 0)
         for h in range(HUT_NEUTRAL0, HUT_NEUTRAL0 + N_NEUTRAL):
             if (s.round == 2 and s.hut_loc[h] == LOC_TRACK2) or \
                (s.round == 4 and s.hut_loc[h] == LOC_TRACK4):
                 s.hut_loc[h] = LOC_KALMYK
-                self.note(LG_KALMYK_HUT, s.round, 0, 0)
+                note(s, LOG_KALMYK_HUT, -1, s.round, 0, 0)
         s.turn_no = 0
         self.begin_turn(s.start_player)
 
     @cython.final
     cdef void virtual_step(self) noexcept:
         """2 players: the neutral cameleer walks by the die; goods are sold by the second one."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int d = self.roll(), f, c, g, i, j, r, card
         f = (s.nc_pos - 1 + d) % 7 + 1
         s.nc_pos = f
-        self.note(LG_VIRT_DIE, d, f, 0)
+        note(s, LOG_VIRT_DIE, -1, d, f, 0)
         if f == 2:
             if s.n_pile > 0:
                 s.n_pile -= 1
                 s.unseen[s.n_unseen] = s.pile[s.n_pile]
                 s.n_unseen += 1
-                self.note(LG_VIRT_CARD, 0, 0, 0)
+                note(s, LOG_VIRT_CARD, -1, 0, 0, 0)
                 if s.n_pile == 0:
                     self.trigger_end()
             return
@@ -877,31 +946,26 @@ cdef class TaschkentCore(GameCore):
                     s.n_disp -= 1
                     self.check_last_card()
                 s.sc_region = (r + 1) % N_REGIONS
-                self.note(LG_VIRT_SALE, g, r, card)
+                note(s, LOG_VIRT_SALE, -1, g, r, card)
                 return
         s.removed_goods[g] += 1
-        self.note(LG_VIRT_LOST, g, 0, 0)
+        note(s, LOG_VIRT_LOST, -1, g, 0, 0)
 
-    # ============================================================ the trading round
     @cython.final
     cdef void start_trading(self) noexcept:
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         memset(s.kept, 0, sizeof(s.kept))
         s.tr_region = 0
         s.tr_passed = 0
         s.actor = s.start_player
-        self.note(LG_TRADING, 0, 0, 0)
+        note(s, LOG_TRADING, -1, 0, 0, 0)
         self.next_seller()
-
-    @cython.final
-    cdef bint can_sell(self, int p) noexcept:
-        return self.gen_sales(p, NULL, 0, True) > 0
 
     @cython.final
     cdef void next_seller(self) noexcept:
         """From the actor clockwise, the next player able to sell in the region; else the next
         region (start player first); after region 8 the trading round ends."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int i, p
         while <unsigned>s.tr_region < N_REGIONS:    # unsigned: the regions always run out
             for i in range(s.n):
@@ -919,11 +983,11 @@ cdef class TaschkentCore(GameCore):
 
     @cython.final
     cdef void end_trading(self) noexcept:
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int h, j
         s.cycle += 1
         memset(s.kept, 0, sizeof(s.kept))
-        self.note(LG_TRADING_END, s.cycle, 0, 0)
+        note(s, LOG_TRADING_END, -1, s.cycle, 0, 0)
         if s.end_triggered or s.last_card or <unsigned>s.cycle >= MAX_TRADING_ROUNDS:
             self.game_over()
             return
@@ -935,11 +999,11 @@ cdef class TaschkentCore(GameCore):
                 for h in range(HUT_NEUTRAL0, HUT_NEUTRAL0 + N_NEUTRAL):
                     if s.hut_loc[h] == LOC_SUPPLY:
                         s.hut_loc[h] = LOC_TRACK2 + j
-                        self.note(LG_TRACK_HUT, 2 + 2 * j, 0, 0)
+                        note(s, LOG_TRACK_HUT, -1, 2 + 2 * j, 0, 0)
                         break
         self.refill_display()
         s.turn_no = 0
-        self.note(LG_ROUND, 1, 0, 0)
+        note(s, LOG_ROUND, -1, 1, 0, 0)
         self.begin_turn(s.start_player)
 
     @cython.final
@@ -950,10 +1014,9 @@ cdef class TaschkentCore(GameCore):
                 return h
         return -1
 
-    # ============================================================ end of the game
     @cython.final
     cdef void game_over(self) noexcept:
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int rich, poor, k, i, t, total
         s.phase = PH_OVER
         s.actor = -1
@@ -975,21 +1038,26 @@ cdef class TaschkentCore(GameCore):
                 s.tc[poor][t] -= 1
                 s.tc[rich][t] += 1
                 k += 1
-            self.note(LG_STEAL, rich, poor, k)
-        self.note(LG_OVER, 0, 0, 0)
+            note(s, LOG_STEAL, rich, rich, poor, k)
+        note(s, LOG_OVER, -1, 0, 0, 0)
 
+# ================================================================ scoring
+    # The score is the card points; the ranking puts the poorest out first (3-4 players),
+    # then compares card points, then Tugrik (rank_key). The base type derives the rewards,
+    # the scores and the ranking from them.
     @cython.final
     cdef inline int final_tugrik(self, int p) noexcept:
         return self.s.tugrik[p] + CARD35_END * self.s.hand[p][AC_35]
 
     @cython.final
-    cdef int card_points(self, int p) noexcept:
-        return set_points(self.s.tc[p][0], self.s.tc[p][1], self.s.tc[p][2])
+    cdef int score(self, int p) noexcept:
+        """Card points: the trading cards in sets, scored to the maximum."""
+        return TaschkentCore.set_points(self.s.tc[p][0], self.s.tc[p][1], self.s.tc[p][2])
 
     @cython.final
     cdef bint eliminated(self, int p) noexcept:
         """3-4 players: the poorest are out (unless everyone is equally poor)."""
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef int q, lo = 1 << 30, hi = -1, v
         if s.virt:
             return False
@@ -1005,33 +1073,44 @@ cdef class TaschkentCore(GameCore):
     cdef long long rank_key(self, int p) noexcept:
         if self.eliminated(p):
             return <long long>self.final_tugrik(p)
-        return ((<long long>1 << 40) + <long long>self.card_points(p) * 1000000
+        return ((<long long>1 << 40) + <long long>self.score(p) * 1000000
                 + self.final_tugrik(p))
 
-    @cython.final
-    cdef void get_rewards(self, double* out) noexcept:
-        cdef long long keys[5]
-        cdef int p
-        for p in range(self.s.n):
-            keys[p] = self.rank_key(p)
-        win_shares(keys, self.s.n, out)
+    @staticmethod
+    cdef int set_points(int a, int b, int c) noexcept:
+        """Card sets scored to the maximum: 3 different = 6, a pair = 3, a single = 1."""
+        cdef int best = 0, t, lim = a, v, x, i
+        cdef int rest[3]
+        if b < lim:
+            lim = b
+        if c < lim:
+            lim = c
+        for t in range(lim + 1):
+            rest[0] = a - t
+            rest[1] = b - t
+            rest[2] = c - t
+            v = 6 * t
+            for i in range(3):
+                x = rest[i]
+                v += 3 * (x // 2) + (x % 2)
+            if v > best:
+                best = v
+        return best
 
-    @cython.final
-    cdef void get_scores(self, double* out) noexcept:
-        cdef int p
-        for p in range(self.s.n):
-            out[p] = self.card_points(p)
+    @staticmethod
+    def card_set_points(int silk, int china, int spices) -> int:
+        """Points of a hand of trading cards (the maximum over the ways to form sets)."""
+        return TaschkentCore.set_points(silk, china, spices)
 
-    # ============================================================ copying
-    @cython.final
-    cdef void* raw_state(self) noexcept:
-        return &self.s
+    def tugrik_totals(self) -> list:
+        """Tugrik of every player counting each unplayed 3/5 card as 5 (the end-of-game value)."""
+        return [self.final_tugrik(p) for p in range(self.s.n)]
 
-    @cython.final
-    cdef size_t raw_size(self) noexcept:
-        return sizeof(TState)
+    def eliminated_players(self) -> list:
+        """3-4 players: the seats with the lowest final Tugrik (none if all are equal)."""
+        return [p for p in range(self.s.n) if self.eliminated(p)]
 
-    # ============================================================ information
+# ================================================================ information
     @cython.final
     cdef void resample(self, int o, Rng* rng) noexcept:
         """Redraw what `o` cannot see: the other players' action cards, the action pile and the
@@ -1041,7 +1120,7 @@ cdef class TaschkentCore(GameCore):
         Tugrik, goods, trading cards, posts and huts of every player are public or follow from
         public events (every payment and gain is determined by public moves), so they stay.
         """
-        cdef TState* s = &self.s
+        cdef TaschkentState* s = &self.s
         cdef i8 cards[12]
         cdef int m = 0, q, t, i, k, slots = 0
         cdef uint64_t digest[4]
@@ -1099,25 +1178,16 @@ cdef class TaschkentCore(GameCore):
         rng_seed(&s.chance, rng_next(rng))
         ih_resample(&s.ih, o, s.n, digest)
 
-    # ============================================================ results (Python API)
-    def scores(self) -> list:
-        """Card-set points of every player now (the ranking also applies elimination)."""
-        return [self.card_points(p) for p in range(self.s.n)]
+# ================================================================ copying
+    @cython.final
+    cdef void* raw_state(self) noexcept:
+        return &self.s
 
-    def tugrik_totals(self) -> list:
-        """Tugrik of every player counting each unplayed 3/5 card as 5 (the end-of-game value)."""
-        return [self.final_tugrik(p) for p in range(self.s.n)]
+    @cython.final
+    cdef size_t raw_size(self) noexcept:
+        return sizeof(TaschkentState)
 
-    def eliminated_players(self) -> list:
-        """3-4 players: the seats with the lowest final Tugrik (none if all are equal)."""
-        return [p for p in range(self.s.n) if self.eliminated(p)]
-
-    def ranking(self) -> list:
-        """Places (1 = first): the poorest out (3-4 players), card points, then Tugrik."""
-        keys = [self.rank_key(p) for p in range(self.s.n)]
-        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
-
-    # ============================================================ the bridge to the Python half
+# ================================================================ the bridge
     def _fields(self) -> dict:
         """Every field of the C state as Python values (ints, lists, dicts)."""
         return self.s
@@ -1129,31 +1199,3 @@ cdef class TaschkentCore(GameCore):
         of it converts; the meaning was checked before (engine/games/taschkent.py), and the
         caller checks the invariants after."""
         self.s = fields
-
-
-# ---------------------------------------------------------------- scoring helper
-cdef int set_points(int a, int b, int c) noexcept:
-    """Card sets scored to the maximum: 3 different = 6, a pair = 3, a single = 1."""
-    cdef int best = 0, t, lim = a, v, x, i
-    cdef int rest[3]
-    if b < lim:
-        lim = b
-    if c < lim:
-        lim = c
-    for t in range(lim + 1):
-        rest[0] = a - t
-        rest[1] = b - t
-        rest[2] = c - t
-        v = 6 * t
-        for i in range(3):
-            x = rest[i]
-            v += 3 * (x // 2) + (x % 2)
-        if v > best:
-            best = v
-    return best
-
-def card_set_points(int silk, int china, int spices) -> int:
-    """Points of a hand of trading cards (the maximum over the ways to form sets)."""
-    return set_points(silk, china, spices)
-
-

@@ -14,13 +14,15 @@ import sys
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from cext import taschkent as core
-from cext.core import GameCore, stable_hash
+from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.taschkent import (ACTION_DECK_COUNT, PY_BORDERS, PY_CAMEL_GOOD, PY_CAMEL_START,
-                            PY_FIELD_CAMEL, PY_PRINTED, TaschkentCore, card_set_points)
+                            PY_FIELD_CAMEL, PY_PRINTED, TaschkentCore)
 from engine.games.base import CheckedGame
 from engine.validation import IllegalPositionError, fail, place_hidden
 
 __all__ = ["Taschkent", "card_set_points", "move_text", "DERIVED"]
+
+card_set_points = TaschkentCore.card_set_points       # points of a hand of trading cards
 
 # ================================================================ names
 GOOD_NAMES = ("iron", "jade", "indigo")
@@ -90,48 +92,49 @@ def border_text(b: int) -> str:
     return BORDER_NAMES[b]
 
 
-def camel_option_text(d: int, opt: int) -> str:
+def camel_text(x: int) -> str:
+    """The field and option of a cameleer move's argument (core.camel_arg)."""
+    d, opt = core.camel_field(x), core.camel_option(x)
     if opt == 0:
         return FIELD_NAMES[d]
     if d <= 2:
-        opt -= 1
-        return f"{FIELD_NAMES[d]}-link-{STICK_NAMES[opt // 10]}-{border_text(opt % 10)}"
-    return f"{FIELD_NAMES[d]}-hut-R{opt}"
+        return (f"{FIELD_NAMES[d]}-link-{STICK_NAMES[core.link_stick(opt)]}-"
+                f"{border_text(core.link_border(opt))}")
+    return f"{FIELD_NAMES[d]}-hut-R{core.hut_option_region(opt) + 1}"
 
 
 def move_text(move: int) -> str:
     """The notation of a move (docs/views/taschkent.md, Move notation)."""
-    kind = move >> core.K_SHIFT
-    x = move & ((1 << core.K_SHIFT) - 1)
-    if kind == core.K_SKIP:
+    kind, x = move_kind(move), move_arg(move)
+    if kind == core.MV_SKIP:
         return ("no-move", "end-turn", "pass")[x]
-    if kind == core.K_TUGRIK:
+    if kind == core.MV_TUGRIK:
         return "tugrik"
-    if kind == core.K_POST:
+    if kind == core.MV_POST:
         return f"post-R{x + 1}"
-    if kind == core.K_HUT:
+    if kind == core.MV_HUT:
         return f"hut-R{x + 1}"
-    if kind == core.K_CAMEL:
-        return "move-" + camel_option_text(x >> 5, x & 31)
-    if kind == core.K_ACTIVITY:
+    if kind == core.MV_CAMEL:
+        return "move-" + camel_text(x)
+    if kind == core.MV_ACTIVITY:
         return f"card-activity-R{x + 1}"
-    if kind == core.K_CAMCARD:
-        return "card-cameleer-" + camel_option_text(x >> 5, x & 31)
-    if kind == core.K_REMOVAL:
-        return f"card-removal-R{(x >> 3) + 1}-R{(x & 7) + 1}"
-    if kind == core.K_CARAVAN:
-        return f"card-caravan-{hut_name(x >> 3)}-R{(x & 7) + 1}"
-    if kind == core.K_SHORT_A:
+    if kind == core.MV_CAMCARD:
+        return "card-cameleer-" + camel_text(x)
+    if kind == core.MV_REMOVAL:
+        return f"card-removal-R{core.reloc_src(x) + 1}-R{core.reloc_dest(x) + 1}"
+    if kind == core.MV_CARAVAN:
+        return f"card-caravan-{hut_name(core.reloc_src(x))}-R{core.reloc_dest(x) + 1}"
+    if kind == core.MV_SHORT_A:
         return f"card-shortage-{CAMEL_NAMES[x]}"
-    if kind == core.K_SHORT_B:
-        hg = x >> 2
-        return f"card-shortage-{hut_name(hg // 3)}-{GOOD_NAMES[hg % 3]}-{CAMEL_NAMES[x & 3]}"
-    if kind == core.K_35:
+    if kind == core.MV_SHORT_B:
+        return (f"card-shortage-{hut_name(core.shortage_hut(x))}-{GOOD_NAMES[core.shortage_good(x)]}-"
+                f"{CAMEL_NAMES[core.shortage_camel(x)]}")
+    if kind == core.MV_35:
         return "card-35"
-    if kind == core.K_SELL:
-        t, g = x >> 9, (x >> 7) & 3
-        return (f"sell-{GOOD_NAMES[g]}-R{t + 1}-{'cards' if x >> 1 & 1 else 'tugrik'}"
-                + ("-keep" if x & 1 else "") + f"-{hut_name((x >> 2) & 31)}")
+    if kind == core.MV_SELL:
+        return (f"sell-{GOOD_NAMES[core.sale_good(x)]}-R{core.sale_target(x) + 1}-"
+                f"{'cards' if core.sale_cards(x) else 'tugrik'}"
+                + ("-keep" if core.sale_keep(x) else "") + f"-{hut_name(core.sale_hut(x))}")
     return f"?{move}"
 
 
@@ -211,9 +214,9 @@ class Taschkent(CheckedGame, TaschkentCore):
         return move_text(move)
 
     def last_events(self) -> List[Tuple[int, int, int, int]]:
-        """The automatic events of the last move (round track, die, virtual player, trading)."""
-        f = self._fields()
-        return [(e["kind"], e["a"], e["b"], e["c"]) for e in f["notes"][:f["n_log"]]]
+        """The automatic events of the last move (round track, die, virtual player, trading),
+        as (kind, a, b, c): the log entries it wrote."""
+        return [(kind, a, b, c) for kind, _, a, b, c in self.events(since=self._fields()["move_log"])]
 
     # ------------------------------------------------------------ writing JSON
     def to_json(self, view: Optional[int] = None) -> Dict[str, Any]:
@@ -357,7 +360,7 @@ class Taschkent(CheckedGame, TaschkentCore):
         Tugrik total that counts another seat's unplayed 3/5 cards is told only when the
         viewer can work it out (the cards stay in the hands: the view never shows them)."""
         lines = [f"P{player} " + describe(before._fields(), self._fields(), player, move)]
-        for kind, a, b, c in self.last_events():
+        for kind, _, a, b, c in self.events(since=before.event_count):
             text = event_text(kind, a, b, c, self, viewer)
             if text:
                 lines.append("  " + text)
@@ -423,7 +426,7 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
         f["hand"][p] = [ps["action_cards"].get(t, 0) for t in ACTION_NAMES]
     f["end_triggered"] = int(end_is_triggered(f))
     f["last_card"] = int(last_card_is_taken(f))
-    f["n_log"] = 0
+    f["move_log"] = f["log"]["count"]          # a loaded position has no last move to tell
 
 
 def padded(values: List[int], length: int) -> Tuple[List[int], int]:
@@ -583,8 +586,7 @@ def _check_ranges(f: Dict[str, Any], n: int, phase: int) -> None:
           "no such region")
     check(0 <= f["tr_passed"] < (1 << n) and (selling or f["tr_passed"] == 0), "trade.passed",
           "only seats pass, and only in a trading round")
-    check(0 <= f["n_log"] <= core.LOG_MAX and f["end_triggered"] in (0, 1) and f["last_card"] in (0, 1),
-          "phase", "the event log or a flag is out of range")
+    check(f["end_triggered"] in (0, 1) and f["last_card"] in (0, 1), "phase", "a flag is out of range")
     for p in range(core.MAX_SEATS):
         where = f"player_state[{p}]"
         if p >= n:       # seats beyond the game hold nothing
@@ -831,52 +833,53 @@ def render(d: Dict[str, Any]) -> str:
 
 def describe(b: Dict[str, Any], a: Dict[str, Any], p: int, move: int) -> str:
     """One sentence for seat p's move, with what it cost and earned (fields b before, a after)."""
-    kind = move >> core.K_SHIFT
-    x = move & ((1 << core.K_SHIFT) - 1)
+    kind, x = move_kind(move), move_arg(move)
     paid = b["tugrik"][p] - a["tugrik"][p]
     cost = f", pays {paid} Tugrik" if paid > 0 else ""
-    if kind == core.K_SKIP:
+    if kind == core.MV_SKIP:
         return ("does not move the cameleer", "ends the turn",
                 f"passes in region {b['tr_region'] + 1}")[x]
-    if kind == core.K_TUGRIK:
+    if kind == core.MV_TUGRIK:
         return "takes 1 Tugrik"
-    if kind == core.K_POST:
+    if kind == core.MV_POST:
         return f"places a trading post in region {x + 1}{cost}"
-    if kind == core.K_HUT:
+    if kind == core.MV_HUT:
         return f"places the hut in region {x + 1}"
-    if kind == core.K_ACTIVITY:
+    if kind == core.MV_ACTIVITY:
         return f"plays Activity: a trading post in region {x + 1}{cost}"
-    if kind in (core.K_CAMEL, core.K_CAMCARD):
+    if kind in (core.MV_CAMEL, core.MV_CAMCARD):
         return describe_cameleer_move(b, a, p, kind, x) + cost
-    if kind == core.K_REMOVAL:
-        return f"plays Removal: a trading post from region {(x >> 3) + 1} to region {(x & 7) + 1}"
-    if kind == core.K_CARAVAN:
-        return (f"plays Caravan moves on: hut {hut_name(x >> 3)} from region "
-                f"{b['hut_loc'][x >> 3] + 1} to region {(x & 7) + 1}")
-    if kind == core.K_SHORT_A:
+    if kind == core.MV_REMOVAL:
+        return (f"plays Removal: a trading post from region {core.reloc_src(x) + 1} to region "
+                f"{core.reloc_dest(x) + 1}")
+    if kind == core.MV_CARAVAN:
+        h = core.reloc_src(x)
+        return (f"plays Caravan moves on: hut {hut_name(h)} from region "
+                f"{b['hut_loc'][h] + 1} to region {core.reloc_dest(x) + 1}")
+    if kind == core.MV_SHORT_A:
         good = GOOD_NAMES[PY_CAMEL_GOOD[x]]
         return f"plays Shortage: takes 1 {good} from the {CAMEL_NAMES[x]} camel and removes another"
-    if kind == core.K_SHORT_B:
-        hg = x >> 2
-        return (f"plays Shortage: removes the {GOOD_NAMES[hg % 3]} from hut {hut_name(hg // 3)} "
-                f"and 1 {GOOD_NAMES[PY_CAMEL_GOOD[x & 3]]} from the {CAMEL_NAMES[x & 3]} camel")
-    if kind == core.K_35:
+    if kind == core.MV_SHORT_B:
+        camel = core.shortage_camel(x)
+        return (f"plays Shortage: removes the {GOOD_NAMES[core.shortage_good(x)]} from hut "
+                f"{hut_name(core.shortage_hut(x))} and 1 {GOOD_NAMES[PY_CAMEL_GOOD[camel]]} from "
+                f"the {CAMEL_NAMES[camel]} camel")
+    if kind == core.MV_35:
         return "plays 3/5: takes 3 Tugrik"
-    if kind == core.K_SELL:
+    if kind == core.MV_SELL:
         return describe_sale(b, a, p, x)
     return move_text(move)
 
 
 def describe_cameleer_move(b: Dict[str, Any], a: Dict[str, Any], p: int, kind: int, x: int) -> str:
-    d, opt = x >> 5, x & 31
-    head = "plays Cameleer: moves (free)" if kind == core.K_CAMCARD else "moves the cameleer"
+    d, opt = core.camel_field(x), core.camel_option(x)
+    head = "plays Cameleer: moves (free)" if kind == core.MV_CAMCARD else "moves the cameleer"
     text = f"{head} from {FIELD_LONG[b['cam_pos'][p]]} to {FIELD_LONG[d]}"
     if opt and d <= 2:
-        o = opt - 1
-        return text + (f" and lays the {STICK_NAMES[o // 10]} trade connection on border "
-                       f"{border_text(o % 10)}")
+        return text + (f" and lays the {STICK_NAMES[core.link_stick(opt)]} trade connection on "
+                       f"border {border_text(core.link_border(opt))}")
     if opt and d == core.KALMYK:
-        return text + f" and places a neutral hut in region {opt}"
+        return text + f" and places a neutral hut in region {core.hut_option_region(opt) + 1}"
     if d == 1:
         got = []
         if b["marker"] < 0:
@@ -885,7 +888,7 @@ def describe_cameleer_move(b: Dict[str, Any], a: Dict[str, Any], p: int, kind: i
             got.append("a trading post")
         return text + ": takes " + (" and ".join(got) if got else "nothing")
     if d == 2:
-        drawn = n_cards(a, p) - n_cards(b, p) + (1 if kind == core.K_CAMCARD else 0)
+        drawn = n_cards(a, p) - n_cards(b, p) + (1 if kind == core.MV_CAMCARD else 0)
         return text + (": draws an action card" if drawn == 1 else "")
     if d == 6:
         return text + f": takes {a['supply'][p] - b['supply'][p]} trading posts"
@@ -895,16 +898,16 @@ def describe_cameleer_move(b: Dict[str, Any], a: Dict[str, Any], p: int, kind: i
 
 
 def describe_sale(b: Dict[str, Any], a: Dict[str, Any], p: int, x: int) -> str:
-    t, g, r = x >> 9, (x >> 7) & 3, b["tr_region"]
+    t, g, r = core.sale_target(x), core.sale_good(x), b["tr_region"]
     via = f" via the {STICK_NAMES[g]} trade connection" if t != r else ""
-    if x >> 1 & 1:
+    if core.sale_cards(x):
         got = [TC_NAMES[c] for c in range(3) for _ in range(a["tc"][p][c] - b["tc"][p][c])]
         earned = "cards " + (", ".join(got) or "none")
     else:
         earned = f"{a['tugrik'][p] - b['tugrik'][p]} Tugrik"
-    post = "keeps the post (2 posts to the cart)" if x & 1 else "returns the post"
+    post = "keeps the post (2 posts to the cart)" if core.sale_keep(x) else "returns the post"
     return (f"sells {GOOD_NAMES[g]} from region {r + 1} into region {t + 1}{via}, onto hut "
-            f"{hut_name((x >> 2) & 31)}: {earned}; {post}")
+            f"{hut_name(core.sale_hut(x))}: {earned}; {post}")
 
 
 def totals_known(g: Taschkent, viewer: Optional[int]) -> List[bool]:
@@ -921,43 +924,43 @@ def totals_known(g: Taschkent, viewer: Optional[int]) -> List[bool]:
 
 def event_text(kind: int, a: int, b: int, c: int, g: Taschkent,
                viewer: Optional[int] = None) -> str:
-    """A line for one automatic event of the log (cext LG_* kinds): a spectator's (viewer
+    """A line for one automatic event of the log (cext LOG_* kinds): a spectator's (viewer
     None), or what seat `viewer` may be told of it."""
-    if kind == core.LG_DIE_ROUND:
+    if kind == core.LOG_DIE_ROUND:
         need = core.ROUND3_MIN if b == 3 else core.ROUND4_MIN
         return f"die {a}: " + (f"action round {b} follows" if a >= need else "trading round follows")
-    if kind == core.LG_ROUND:
+    if kind == core.LOG_ROUND:
         return f"-- action round {a}" + (f" (cycle {g.trading_rounds + 1})" if a == 1 else "")
-    if kind == core.LG_START:
+    if kind == core.LOG_START:
         return f"P{a} becomes start player"
-    if kind == core.LG_TRADING:
+    if kind == core.LOG_TRADING:
         return "-- trading round"
-    if kind == core.LG_TRADING_END:
+    if kind == core.LOG_TRADING_END:
         return f"trading round {a} over"
-    if kind == core.LG_KALMYK_HUT:
+    if kind == core.LOG_KALMYK_HUT:
         return f"the neutral hut of track field {a} goes to the Kalmyk"
-    if kind == core.LG_TRACK_HUT:
+    if kind == core.LOG_TRACK_HUT:
         return f"a neutral hut is put on track field {a}"
-    if kind == core.LG_VIRT_DIE:
+    if kind == core.LOG_VIRT_DIE:
         return f"virtual player: die {a}, neutral cameleer to {FIELD_LONG[b]}"
-    if kind == core.LG_VIRT_CARD:
+    if kind == core.LOG_VIRT_CARD:
         return "virtual player removes the top action card from the game"
-    if kind == core.LG_VIRT_SALE:
+    if kind == core.LOG_VIRT_SALE:
         card = f", takes a {TC_NAMES[c]} card" if c >= 0 else ", no trading card left"
         return f"virtual player sells {GOOD_NAMES[a]} in region {b + 1}{card}"
-    if kind == core.LG_VIRT_LOST:
+    if kind == core.LOG_VIRT_LOST:
         return f"virtual player finds no hut for {GOOD_NAMES[a]}: removed from the game"
-    if kind == core.LG_REFILL:
+    if kind == core.LOG_REFILL:
         return f"{a} trading card{'s' if a != 1 else ''} laid out"
-    if kind == core.LG_END_TRIGGER:
+    if kind == core.LOG_END_TRIGGER:
         return "the end is triggered: this round is finished, then the last trading round"
-    if kind == core.LG_LAST_CARD:
+    if kind == core.LOG_LAST_CARD:
         return "the last trading card is taken: the game ends after this trading round"
-    if kind == core.LG_STEAL:
+    if kind == core.LOG_STEAL:
         if c == 0 and not all(totals_known(g, viewer)):
             return ""           # nothing moves: who is richer stays as hidden as the totals
         return f"P{a} (richer) draws {c} card{'s' if c != 1 else ''} blindly from P{b}"
-    if kind == core.LG_OVER:
+    if kind == core.LOG_OVER:
         totals, out, points = g.tugrik_totals(), g.eliminated_players(), g.scores()
         known = totals_known(g, viewer)
         if all(known):

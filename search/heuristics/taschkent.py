@@ -18,6 +18,8 @@ Remaining ties are broken at random with `rng`.
 """
 from __future__ import annotations
 
+from cext import taschkent as core
+from cext.core import move_arg, move_kind
 from engine.games.taschkent import card_set_points
 
 GOODS = ("iron", "jade", "indigo")
@@ -43,14 +45,22 @@ def _value(d: dict, p: int) -> float:
     return v
 
 
-def _hut_preference(hut: str, player: int) -> float:
-    """Tie-break among the receiving huts of a sale (hut names: R<region><a-c> printed,
-    N1..N7 neutral, H0..H3 the players')."""
-    if hut[0] == "R":
+def _hut_preference(hut: int, player: int) -> float:
+    """Tie-break among the receiving huts of a sale (hut ids: printed, then neutral, then the
+    players')."""
+    if hut < core.HUT_NEUTRAL0:
         return 0.03
-    if hut[0] == "N":
+    if hut < core.HUT_PLAYER0:
         return 0.02
-    return 0.0 if hut == f"H{player}" else 0.01
+    return 0.0 if hut == core.HUT_PLAYER0 + player else 0.01
+
+
+def _is_link(move: int) -> bool:
+    """A cameleer move that lays a trade connection (fields 1 and 2) instead of the action."""
+    if move_kind(move) not in (core.MV_CAMEL, core.MV_CAMCARD):
+        return False
+    x = move_arg(move)
+    return core.camel_option(x) > 0 and core.camel_field(x) <= 2
 
 
 def choose(world, player: int, rng) -> int:
@@ -60,17 +70,13 @@ def choose(world, player: int, rng) -> int:
         return legal[0]
     best, best_v = [], None
     for m in legal:
-        text = world.move_to_text(m)
-        if "-link-" in text:                 # trade connections: only rarely worth it
-            bonus = -1.5
-        else:
-            bonus = 0.0
+        bonus = -1.5 if _is_link(m) else 0.0  # trade connections: only rarely worth it
         c = world.clone()
         c.apply(m)
         v = _value(c.to_json(), player) + bonus
-        if text.startswith("sell-"):
+        if move_kind(m) == core.MV_SELL:
             v += 0.5                         # selling beats passing at equal value
-            v += _hut_preference(text.rsplit("-", 1)[1], player)
+            v += _hut_preference(core.sale_hut(move_arg(m)), player)
         if best_v is None or v > best_v + 1e-9:
             best, best_v = [m], v
         elif abs(v - best_v) <= 1e-9:
