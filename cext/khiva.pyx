@@ -1,12 +1,15 @@
 # cython: language_level=3
 """Khiva: every rule of the game in one compact C state.
 
-Read top to bottom: the component table, the state, set-up, the card choice, the camel
-activation (requests, compensation, boosts, movement, shops and outposts), the end of a turn
-(redeal, end of game), scoring and tie-breaks, then information (hashes, knowledge,
-determinization). Notation, JSON, views, rendering and narration are the Python half, in
-engine/games/khiva.py: it reads and writes this state only through `_fields` and
-`_set_fields` at the end of this file.
+The sections follow the game-module contract (cext/core.pxd), in its order: the component
+table (with the track), moves and phases (move kinds and their arguments, the narration log's
+entries), the state (KhivaState), set-up (KhivaCore and the deal), move generation, playing a
+move (the card choice, the camel activation with its requests, compensation, boosts,
+movement, shops and outposts, then end_turn: redeal or end of game), scoring and tie-breaks,
+information (hashes, knowledge, determinization), copying, and the bridge. The rules read top
+to bottom as the rulebook tells them. Notation, JSON, views, rendering and narration are the
+Python half, in engine/games/khiva.py: it reads and writes this state only through `_fields`
+and `_set_fields` in the bridge, and reads the narration log with `events()`.
 
 Rule interpretations are marked "Interpretation" and explained in docs/rules/khiva.md.
 """
@@ -21,8 +24,8 @@ from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resamp
 
 # ================================================================ component table
 # Every number of the game lives here. Those the rulebook does not print are fixed in
-# ../shared/RULES-NOTES.md and explained in docs/rules/khiva.md. (cpdef: the Python half reads
-# them too.)
+# ../shared/RULES-NOTES.md and explained in docs/rules/khiva.md. (cpdef and the PY_ tuples:
+# the Python half reads them too.)
 cpdef enum:
     N_COLOURS = 5            # camels and card colours, in activation order
     N_CARDS = 25             # travel cards: colour x value 1..5, card id = colour * 5 + value - 1
@@ -38,22 +41,21 @@ cpdef enum:
     DUEL_HAND_KEEP = 2
     DUEL_REFILL = 6
     DUEL_ASIDE_UP = 4
-    NONE = 31                # "no card" in a move field
     # The most legal moves a position can have: a duel hand of 8 plays 2 and gives 2 of the
     # other 6, C(8, 2) * C(6, 2) = 420 choices (3-5 players: 5 x 4 = 20).
     MOST_MOVES = 420
 
 COLOUR_NAMES = ("white", "blue", "green", "pink", "black")
 COLOUR_LETTERS = "WBGPK"     # K for black, as in CMYK
-cdef int GEM_ICONS[6]        # by card value (index 0 unused); Interpretation (not printed)
-GEM_ICONS[:] = [0, 2, 2, 1, 1, 0]
-cdef i8 TEAPOT_VALUES[22]
-TEAPOT_VALUES[:] = [2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7]
-cdef int SALT_VALUES[5]      # the face-up pile, top first
-SALT_VALUES[:] = [10, 9, 8, 7, 6]
-PY_GEM_ICONS = (0, 2, 2, 1, 1, 0)
+PY_GEM_ICONS = (0, 2, 2, 1, 1, 0)    # by card value (index 0 unused); Interpretation (not printed)
 PY_TEAPOTS = (2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7)
-PY_SALT = (10, 9, 8, 7, 6)
+PY_SALT = (10, 9, 8, 7, 6)           # the face-up pile, top first
+cdef int GEM_ICONS[6]
+GEM_ICONS[:] = PY_GEM_ICONS
+cdef i8 TEAPOT_VALUES[N_TEAPOTS]
+TEAPOT_VALUES[:] = PY_TEAPOTS
+cdef int SALT_VALUES[N_SALT]
+SALT_VALUES[:] = PY_SALT
 
 cdef inline int card_value(int card) noexcept nogil:
     return card % 5 + 1
@@ -61,7 +63,7 @@ cdef inline int card_value(int card) noexcept nogil:
 cdef inline int carpet_value(int carpet) noexcept nogil:
     return carpet % 3 + 3
 
-# ================================================================ the track
+# ---------------------------------------------------------------- the track
 # Position 0 is the Khiva space; player p's path holds positions 1 + 5p .. 5 + 5p for shop 1..4
 # and the outpost. A camel moving towards player P walks back along the path it is on to Khiva,
 # then out along P's path, counting empty spaces only (Interpretation: track geometry).
@@ -94,20 +96,19 @@ cpdef enum:
     PH_OVER = 3
     PH_ACTIVATE = 4          # transient: camels being activated
 
-    # move kinds (cext/moves.pxd): make_move(kind, argument)
-    MV_CHOOSE = 1            # argument: choice_arg(play1, play2, give1, give2), NONE if unused
-    MV_BOOST = 2             # argument: the gems spent
-    MV_SHOP4 = 3             # argument: SHOP_CARPET / SHOP_SALT / SHOP_NOTHING
-
-    SHOP_CARPET = 0
-    SHOP_SALT = 1
-    SHOP_NOTHING = 2
-
-    ST_RESOLVE = 0
+    ST_RESOLVE = 0           # steps of one camel's activation (act_stage)
     ST_MOVE = 1
     ST_NEXT = 2
 
-    ASIDE_LOC = 5            # knowledge: bit for the face-down set-aside cards
+    # move kinds (cext/moves.pxd): make_move(kind, argument)
+    MV_CHOOSE = 1            # argument: choice_arg(play1, play2, give1, give2)
+    MV_BOOST = 2             # argument: the gems spent
+    MV_SHOP4 = 3             # argument: SHOP_CARPET / SHOP_SALT / SHOP_NOTHING
+
+    NONE = 31                # "no card" in a CHOOSE field
+    SHOP_CARPET = 0
+    SHOP_SALT = 1
+    SHOP_NOTHING = 2
 
     # The narration log (core.pxd: log_event(&s.log, kind, player, a, b, c)), written while
     # tracking: each camel activation writes ACTIVATE when its request is granted, CAMEL_MOVED
@@ -120,7 +121,7 @@ cpdef enum:
     REWARD_SALT = 3          # shop 4: b the salt bag's value
     REWARD_OUTPOST = 4       # the outpost: b the teapot's value, 0 if none
 
-    EV_PLAYED = 1            # information events (type << 56 | payload)
+    EV_PLAYED = 1            # information events (type << 56 | payload), see information
     EV_GIFT = 2
     EV_HAND = 3
     EV_CHOICE = 4
@@ -161,7 +162,11 @@ cdef inline int choice_move(uint32_t play, uint32_t give) noexcept nogil:
         d = lowest_bit(give)
     return make_move(MV_CHOOSE, choice_arg(a, b, c, d))
 
-cdef struct KState:
+# ================================================================ state
+cpdef enum:
+    ASIDE_LOC = 5            # knowledge (where): the bit for the face-down set-aside cards
+
+cdef struct KhivaState:
     bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
     EventLog log
@@ -176,9 +181,9 @@ cdef struct KState:
     uint32_t aside_up                # duel mode: set-aside cards shown face up
     int camel_pos[5]
     int camel_teapot[5]              # value of the teapot on the camel's back, 0 if none
-    i8 teapots[22]          # face-down pile, top = teapots[n_teapots - 1]
+    i8 teapots[22]                   # face-down pile, top = teapots[n_teapots - 1]
     int n_teapots
-    i8 carpets[15]          # face-down pile of carpet ids, top = last
+    i8 carpets[15]                   # face-down pile of carpet ids, top = last
     int n_carpets
     int n_salt                       # salt bags left; the top one is SALT_VALUES[N_SALT - n_salt]
     int gems[5]
@@ -193,22 +198,23 @@ cdef struct KState:
     int end_triggered
     int turn, deal_round
     Rng chance
-    u8 where[5][25]       # where[o][c]: where observer o knows card c may be
+    u8 where[5][25]                  # where[o][c]: where observer o knows card c may be
 
 if <int>MOST_MOVES > <int>MAX_MOVES:
     raise ImportError("a Khiva position can have more moves than a move buffer holds")
 
-cdef KState _layout_probe
+cdef KhivaState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
-    raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
+    raise ImportError("KhivaState must begin with the fields of StateHead (cext/core.pxd)")
 
 
+# ================================================================ set-up
 cdef class KhivaCore(GameCore):
     """The rules of Khiva on one C state. `KhivaCore(players=3, seed=0)` deals a new game (2
     players: duel mode). The game API (notation, JSON, views) is its subclass
     engine.games.khiva.Khiva. Every cdef method is final: called directly, never through the
     vtable, although Python may subclass the type."""
-    cdef KState s
+    cdef KhivaState s
     name = "khiva"
     title = "Khiva"
     aliases = ()
@@ -220,12 +226,11 @@ cdef class KhivaCore(GameCore):
     def __init__(self, int players=3, seed=0):
         self.setup(players, self._start(players, seed))
 
-    # ============================================================ set-up
     @cython.final
     cdef void setup(self, int n, uint64_t seed) noexcept:
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int i
-        memset(s, 0, sizeof(KState))
+        memset(s, 0, sizeof(KhivaState))
         s.n = n
         s.duel = n == 2
         s.per_turn = 2 if s.duel else 1
@@ -251,7 +256,7 @@ cdef class KhivaCore(GameCore):
 
     @cython.final
     cdef int draw_teapot(self) noexcept:
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         if s.n_teapots == 0:
             return 0                          # Interpretation: the camel goes out empty
         s.n_teapots -= 1
@@ -265,7 +270,7 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef void deal(self, uint32_t pool, int per_player, bint first) noexcept:
         """Deal per_player cards to every hand from pool; the rest is set aside (duel: 4 up)."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int p
         cdef uint32_t got
         cdef uint32_t before_pool = pool
@@ -287,10 +292,14 @@ cdef class KhivaCore(GameCore):
                 ih_public(&s.ih, (<uint64_t>EV_UP << 56) | s.aside_up)
             self.learn_deal(before_pool, first)
 
-    # ============================================================ 1. choice of travel cards
+    # ================================================================ move generation
+    @cython.final
+    cdef int current(self) noexcept:
+        return -1 if self.s.phase == PH_OVER else self.s.actor
+
     @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int n = 0, a, b, c, d, k
         cdef uint32_t h, rest, xa, xb, xc, xd
         if s.phase == PH_CHOOSE:
@@ -350,7 +359,7 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef int random_move(self, Rng* rng) noexcept:
         """A uniformly random legal move without listing them all (playouts)."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef uint32_t h, play, give
         cdef int buf[4]
         cdef int n
@@ -362,13 +371,10 @@ cdef class KhivaCore(GameCore):
         give = <uint32_t>random_subset(rng, h & ~play, s.per_turn)
         return choice_move(play, give)
 
-    @cython.final
-    cdef int current(self) noexcept:
-        return -1 if self.s.phase == PH_OVER else self.s.actor
-
+    # ================================================================ playing a move
     @cython.final
     cdef void do_move(self, int move) noexcept:
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int kind = move_kind(move)
         if kind == MV_CHOOSE:
             self.choose(move)
@@ -388,10 +394,11 @@ cdef class KhivaCore(GameCore):
             s.phase = PH_ACTIVATE
             self.activate_camels()
 
+    # ------------------------------------------------------------ 1. choice of travel cards
     @cython.final
     cdef void choose(self, int move) noexcept:
         """The seat to move puts its card(s) face down and picks the card(s) for its left."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int p = s.actor
         cdef int arg = move_arg(move)
         cdef uint32_t play = 1u << choice_play1(arg), give = 1u << choice_give1(arg)
@@ -411,7 +418,7 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef void reveal(self) noexcept:
         """Everyone reveals the played card(s); the given card(s) reach the left neighbour."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int p, left
         if s.tracking:
             self.learn_gifts()
@@ -432,11 +439,11 @@ cdef class KhivaCore(GameCore):
         s.phase = PH_ACTIVATE
         self.activate_camels()
 
-    # ============================================================ 2. camel activation
+    # ------------------------------------------------------------ 2. camel activation
     @cython.final
     cdef void activate_camels(self) noexcept:
         """Activate the camels in order from act_camel on; stop when a player must decide."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         while s.act_camel < N_COLOURS:
             if s.act_stage == ST_RESOLVE:
                 if not self.resolve_requests(s.act_camel):
@@ -465,7 +472,7 @@ cdef class KhivaCore(GameCore):
         Card values are unique within a colour, so there is never a tie. Returns whether
         someone moves the camel (then act_player / act_card hold the granted request).
         """
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef uint32_t colour = 31u << (camel * 5)
         cdef uint32_t requests = 0
         cdef int p, card, winner = -1, rejected = 0
@@ -488,14 +495,14 @@ cdef class KhivaCore(GameCore):
 
     @cython.final
     cdef int max_boost(self) noexcept:
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int icons = GEM_ICONS[card_value(s.act_card)]
         return icons if s.gems[s.act_player] >= icons else s.gems[s.act_player]
 
     @cython.final
     cdef void give_gems(self, int p, int k) noexcept:
         # Interpretation: the 30 gems are the whole supply; an empty supply pays nothing.
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         if k > s.gem_supply:
             k = s.gem_supply
         s.gems[p] += k
@@ -509,7 +516,7 @@ cdef class KhivaCore(GameCore):
         the camel stops at the outpost with movement left. Returns True when the player must
         choose at shop 4.
         """
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int start = s.camel_pos[camel], pos = start
         cdef int outpost = path_pos(player, PATH_LEN)
         cdef uint32_t occupied = 0
@@ -537,7 +544,7 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef bint shop(self, int space, int player) noexcept:
         """The mover gets the shop's reward, whoever's path it is on."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         if space == 1:
             self.give_gems(player, 1)
             self.note_reward(player, REWARD_GEMS, 1)
@@ -561,7 +568,7 @@ cdef class KhivaCore(GameCore):
 
     @cython.final
     cdef void shop4(self, int player, int option) noexcept:
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int value
         if option == SHOP_CARPET:
             self.take_carpet(player)
@@ -579,7 +586,7 @@ cdef class KhivaCore(GameCore):
 
     @cython.final
     cdef void take_carpet(self, int player) noexcept:
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         if s.n_carpets == 0:
             return
         s.n_carpets -= 1
@@ -594,7 +601,7 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef void outpost(self, int camel, int player) noexcept:
         """Teapot to the player, matching carpets delivered, camel home with a new teapot."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int v = s.camel_teapot[camel]
         cdef uint32_t colour_mask = 7u << (camel * 3)
         if v > 0:
@@ -611,11 +618,11 @@ cdef class KhivaCore(GameCore):
         if self.s.tracking:
             log_event(&self.s.log, LOG_REWARD, player, kind, value, 0)
 
-    # ============================================================ end of a turn
+    # ------------------------------------------------------------ the end of a turn
     @cython.final
     cdef void end_turn(self) noexcept:
         """Discard the played cards; end the game, or redeal when hands are down to 1 (duel 2)."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int p
         for p in range(s.n):
             s.played[p] = 0
@@ -631,10 +638,10 @@ cdef class KhivaCore(GameCore):
         s.phase = PH_CHOOSE
         s.actor = 0
 
-    # ============================================================ scoring
+    # ================================================================ scoring
     @cython.final
     cdef int score(self, int p) noexcept:
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int total = s.teapot_points[p] + s.salt_points[p] + s.gems[p]
         cdef uint32_t m = s.carpets_scored[p]
         while m:
@@ -647,16 +654,7 @@ cdef class KhivaCore(GameCore):
         """Score, then most teapot tokens, then the highest salt bag."""
         return (<long long>self.score(p) * 100 + self.s.teapot_count[p]) * 100 + self.s.salt_best[p]
 
-    # ============================================================ copying
-    @cython.final
-    cdef void* raw_state(self) noexcept:
-        return &self.s
-
-    @cython.final
-    cdef size_t raw_size(self) noexcept:
-        return sizeof(KState)
-
-    # ============================================================ information
+    # ================================================================ information
     @cython.final
     cdef u8 all_places(self, int observer) noexcept:
         """Every place a card unknown to `observer` could be: other hands and the face-down aside."""
@@ -665,7 +663,7 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef void learn_deal(self, uint32_t pool, bint first) noexcept:
         """After a deal: a card that was reshuffled (or might have been) could now be anywhere."""
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int o, c
         for o in range(s.n):
             for c in range(N_CARDS):
@@ -679,7 +677,7 @@ cdef class KhivaCore(GameCore):
         Observer o knows exactly the card it gave; of a gift between two others it only knows
         that any card possibly held by the giver may now be held by the receiver.
         """
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int o, q, c, left
         cdef u8 old
         cdef uint32_t own
@@ -710,7 +708,7 @@ cdef class KhivaCore(GameCore):
         cards get their places by rejection sampling, the free cards fill the rest at random.
         A player who already chose this turn gets a random split of its sampled holdings.
         """
-        cdef KState* s = &self.s
+        cdef KhivaState* s = &self.s
         cdef int q, c, i, j, t, tries
         cdef int cap[6]
         cdef int slot_place[25]
@@ -865,7 +863,16 @@ cdef class KhivaCore(GameCore):
                 return True
         return False
 
-    # ============================================================ the bridge to the Python half
+    # ================================================================ copying
+    @cython.final
+    cdef void* raw_state(self) noexcept:
+        return &self.s
+
+    @cython.final
+    cdef size_t raw_size(self) noexcept:
+        return sizeof(KhivaState)
+
+    # ================================================================ the bridge
     def _fields(self) -> dict:
         """Every field of the C state as Python values (ints, lists, dicts)."""
         return self.s
