@@ -121,12 +121,13 @@ class _Checker:
     """One call of check_game: the class, the options and the report being filled."""
 
     def __init__(self, cls: type, report: ConformanceReport, *, samples: int, every: int,
-                 move_cap: int, move_bound: int, skip: Collection[str],
+                 move_cap: int, move_bound: int, skip: Collection[str], public_moves: bool,
                  on_state: Optional[Callable[[Any], None]],
                  on_end: Optional[Callable[[Any], Any]]) -> None:
         self.cls, self.report = cls, report
         self.samples, self.every, self.move_cap = samples, every, move_cap
         self.move_bound, self.skip = move_bound, frozenset(skip)
+        self.public_moves = public_moves
         self.on_state, self.on_end = on_state, on_end
         self.where = _Where(cls.name, 0, 0)
         self.thorough = True                  # this deep state gets the checks run one time in THOROUGH
@@ -157,13 +158,6 @@ class _Checker:
             raise AssertionError(f"{self.where}: {what}: raised {type(e).__name__}: {e}, "
                                  f"not {error.__name__}") from e
         raise AssertionError(f"{self.where}: {what}: no {error.__name__} raised")
-
-    def hook(self, check: Callable[[Any], Any], g: Any) -> Any:
-        """A caller's check of g, its failure placed like the suite's own."""
-        try:
-            return check(g)
-        except Exception as e:             # noqa: BLE001 - AssertionError above all
-            raise AssertionError(f"{self.where}: {type(e).__name__}: {e}") from e
 
     def new(self, players: int, seed: int) -> Any:
         return self.cls(players, seed)
@@ -265,7 +259,7 @@ class _Checker:
             snapshots[len(moves)] = json.dumps(d, sort_keys=True)
             self.check_replay(players, seed, moves, snapshots)
         if self.on_end is not None:
-            note = self.hook(self.on_end, g)
+            note = self.on_end(g)
             if note is not None:
                 report.end_notes.append(note)
         return moves
@@ -314,7 +308,7 @@ class _Checker:
                 self.expect(legal, "no legal move in a game that is not over")
                 self.expect(0 <= g.to_move < g.n_players, f"seat {g.to_move} to move")
         if self.on_state is not None:
-            self.hook(self.on_state, g)
+            self.on_state(g)
         return legal
 
     def check_log(self, g: Any, count: int) -> None:
@@ -517,7 +511,7 @@ class _Checker:
             st = self.load_view(g, g.to_move, legal)
             for s in range(1, self.samples + 1):
                 a, b = g.determinized(g.to_move, s).to_json(), st.determinized(g.to_move, s)
-                self.check_keys_kept(st, b, g.to_move, "from_view")
+                _assert_keys_kept(st, b, g.to_move, f"from_view, seed {s}")
                 b = b.to_json()
                 a.pop("seed", None), b.pop("seed", None)
                 self.expect(a == b, f"the state from seat {g.to_move}'s view deals another world "
@@ -544,36 +538,19 @@ class _Checker:
                         f"two loads of seat {seat}'s view have other keys")
         return st
 
-    def check_keys_kept(self, g: Any, d: Any, o: int, what: str) -> None:
-        """d, a determinization of g for observer o, gives o the same keys: its own in both
-        modes and the ones it shares with every player."""
-        for mode in KEY_MODES:
-            self.expect(d.info_key(o, o, mode) == g.info_key(o, o, mode),
-                        f"{what}: a determinization for seat {o} changed its own {mode} key")
-        for a in range(g.n_players):
-            self.expect(d.info_key(a, o, "so") == g.info_key(a, o, "so"),
-                        f"{what}: a determinization for seat {o} changed the key it shares with {a}")
-
     def check_determinized(self, g: Any, legal: List[int]) -> None:
-        """For every observer: a determinization is a valid state that the observer cannot
-        tell from the true one (the same view, its own and shared keys, the same legal moves
-        when it is to move), and it depends only on what the observer knows: determinizing a
-        twin world with the same seed gives the same world."""
+        """For every observer: determinizations keep what it knows
+        (check_samples_keep_the_observers_knowledge; the same legal moves when it is to move,
+        or always with public_moves), and they depend only on what it knows: determinizing a
+        twin world (another determinization for it) with the same seed gives the same world."""
         if not self.on("determinize"):
             return
+        check_samples_keep_the_observers_knowledge(g, self.samples,
+                                                   "always" if self.public_moves else "mover")
         for o in range(g.n_players):
-            view = g.to_json(view=o)
             twin = g.determinized(o, TWIN_SEED)
-            self.expect(twin.to_json(view=o) == view, f"a determinization shows seat {o} another view")
-            for s in range(1, self.samples + 1):
-                d = g.determinized(o, s)
-                d.check_invariants()
-                self.expect(d.to_json(view=o) == view, f"a determinization shows seat {o} another view")
-                if o == g.to_move:
-                    self.expect(d.legal_moves() == legal,
-                                f"a determinization for seat {o}, to move, has other legal moves")
-                self.check_keys_kept(g, d, o, "determinized")
-                self.expect(twin.determinized(o, s).to_json() == d.to_json(),
+            for s in range(self.samples):
+                self.expect(twin.determinized(o, s).to_json() == g.determinized(o, s).to_json(),
                             f"a determinization for seat {o} depends on what it cannot see "
                             f"(seed {s}: a twin world gives another sample)")
 
@@ -590,7 +567,7 @@ class _Checker:
 def check_game(cls: type, players: Optional[int | Iterable[int]] = None, *, games: int = 10,
                deep_games: int = 2, seed: int = 0, every: int = 12, samples: int = 2,
                move_cap: int = MOVE_CAP, move_bound: int = MAX_MOVES,
-               skip: Collection[str] = (),
+               skip: Collection[str] = (), public_moves: bool = False,
                on_state: Optional[Callable[[Any], None]] = None,
                on_end: Optional[Callable[[Any], Any]] = None) -> ConformanceReport:
     """Check that the game class `cls` keeps every promise a game makes the engine.
@@ -608,6 +585,8 @@ def check_game(cls: type, players: Optional[int | Iterable[int]] = None, *, game
     move_bound: the most legal moves a state may have (MAX_MOVES, the buffer; a game's own
         tighter bound if given).
     skip: names from CHECKS to leave out (a game under repair; say why where it is used).
+    public_moves: the legal moves never depend on hidden information, so every observer's
+        determinizations have the same legal moves (not only the seat to move's).
     on_state, on_end: game-specific checks called with every state reached and with every
         finished game; an exception from them fails like the suite's own checks.
 
@@ -628,15 +607,18 @@ def check_game(cls: type, players: Optional[int | Iterable[int]] = None, *, game
                          "0 <= deep_games <= games")
     report = ConformanceReport(game=cls.name, players=counts, skipped=tuple(sorted(skip)))
     checker = _Checker(cls, report, samples=samples, every=every, move_cap=move_cap,
-                       move_bound=move_bound, skip=skip, on_state=on_state, on_end=on_end)
+                       move_bound=move_bound, skip=skip, public_moves=public_moves,
+                       on_state=on_state, on_end=on_end)
     try:
         checker.check_setup(counts, seed)
         for n in counts:
             for i in range(games):
                 rng = random.Random(f"{cls.name}:{n}:{seed + i}")
                 checker.play(n, seed + i, rng, deep=i < deep_games)
-    except AssertionError:
-        raise
+    except AssertionError as e:
+        if str(e).startswith(f"{checker.where}: "):
+            raise
+        raise AssertionError(f"{checker.where}: {e}") from e     # a caller's check, placed
     except Exception as e:                      # noqa: BLE001 - the game's own error, placed
         raise AssertionError(f"{checker.where}: {type(e).__name__}: {e}") from e
     return report
@@ -644,21 +626,28 @@ def check_game(cls: type, players: Optional[int | Iterable[int]] = None, *, game
 
 def check_samples_keep_the_observers_knowledge(g: Any, samples: int,
                                                same_moves: Optional[str] = None) -> None:
-    """For every observer o and `samples` seeds, g.determinized(o, seed) is a valid state
-    that o cannot tell from g: the same view, the same own keys in both modes, the same
-    shared keys with every player. same_moves: "always" (the legal moves never depend on
-    hidden information), "mover" (they match when o is to move) or None (not checked).
-    AssertionError otherwise. (check_game runs this at its sampled states, with "mover".)"""
+    """For every observer o and the seeds 0 to `samples` - 1, g.determinized(o, seed) is a
+    valid state that o cannot tell from g: the same view, the same own keys in both modes,
+    the same keys shared with every player. same_moves: "always" (the legal moves never
+    depend on hidden information), "mover" (they match when o is to move) or None (not
+    checked). AssertionError otherwise. check_game runs it at the states it checks deeply."""
     for o in range(g.n_players):
+        view = g.to_json(view=o)
         for seed in range(samples):
             d = g.determinized(o, seed)
             d.check_invariants()
-            assert d.to_json(view=o) == g.to_json(view=o), f"seat {o}, seed {seed}: another view"
+            where = f"determinized for seat {o}, seed {seed}"
+            assert d.to_json(view=o) == view, f"{where}: another view"
             if same_moves == "always" or (same_moves == "mover" and g.to_move == o):
-                assert d.legal_moves() == g.legal_moves(), f"seat {o}, seed {seed}: other moves"
-            for mode in KEY_MODES:
-                assert d.info_key(o, o, mode) == g.info_key(o, o, mode), \
-                    f"seat {o}, seed {seed}: its own {mode} key changed"
-            for a in range(g.n_players):
-                assert d.info_key(a, o, "so") == g.info_key(a, o, "so"), \
-                    f"seat {o}, seed {seed}: the key shared with {a} changed"
+                assert d.legal_moves() == g.legal_moves(), f"{where}: other legal moves"
+            _assert_keys_kept(g, d, o, where)
+
+
+def _assert_keys_kept(g: Any, d: Any, o: int, where: str) -> None:
+    """d, a determinization of g for o, gives o the same keys: its own in both modes and the
+    ones it shares with every player."""
+    for mode in KEY_MODES:
+        assert d.info_key(o, o, mode) == g.info_key(o, o, mode), f"{where}: its own {mode} key changed"
+    for a in range(g.n_players):
+        assert d.info_key(a, o, "so") == g.info_key(a, o, "so"), \
+            f"{where}: the key it shares with seat {a} changed"

@@ -1,9 +1,11 @@
-"""Helpers shared by every game's tests: random play, search statistics, and the checks that
-a determinization keeps exactly what its observer knows."""
+"""Helpers shared by every game's tests: random play, search statistics, positions spread over
+a game's phases, and the check that a state loaded from a seat's view sees and searches like
+the true one. (What a determinization keeps is engine/conformance.py's
+check_samples_keep_the_observers_knowledge.)"""
 from __future__ import annotations
 
 import random
-from typing import List, Optional
+from typing import List
 
 
 def advance(g, moves: int, seed: int = 0):
@@ -19,25 +21,6 @@ def advance(g, moves: int, seed: int = 0):
 def stats_of(result) -> list:
     """A search result's root statistics, comparable with ==."""
     return [(s.move, s.visits, round(s.mean_reward, 9), s.availability) for s in result.stats]
-
-
-def check_samples_keep_the_observers_knowledge(g, samples: int,
-                                               same_moves: Optional[str] = None) -> None:
-    """For every observer o and `samples` seeds, g.determinized(o, seed) is a valid state
-    that o cannot tell from g: the same view, the same own keys in both modes, the same
-    shared keys with every player. same_moves: "always" (the legal moves never depend on
-    hidden information), "mover" (they match when o is to move) or None (not checked)."""
-    for o in range(g.n_players):
-        for seed in range(samples):
-            d = g.determinized(o, seed)
-            d.check_invariants()
-            assert d.to_json(view=o) == g.to_json(view=o)
-            if same_moves == "always" or (same_moves == "mover" and g.to_move == o):
-                assert d.legal_moves() == g.legal_moves()
-            for mode in ("so", "mo"):
-                assert d.info_key(o, o, mode) == g.info_key(o, o, mode)
-            for a in range(g.n_players):
-                assert d.info_key(a, o, "so") == g.info_key(a, o, "so")
 
 
 def spread_over_phases(positions: list) -> list:

@@ -4,57 +4,18 @@ Hidden: the order of every deck (but the cards the Impala People revealed stay o
 all) and the values of the Sable Nation's face-down raid cards (their decks are public: every
 deck has its own back). A sample keeps each deck's unseen contents (card counting) and gives
 Sable's cards values its deck still had, within the bounds its Stampede! revealed.
+
+What every game's determinizations keep (the observer's view and keys, at positions of every
+player count and phase: main, blessing, reveal and pick; for Khan the same legal moves for
+every observer), and that a sample depends only on what its observer knows, is checked by the
+conformance suite (tests/test_conformance.py).
 """
 import random
 from collections import Counter
 
-import pytest
-
 from engine.games.khan import KhanOfKhans
 from khan_support import play, position, token_coloured
-from game_support import advance, check_samples_keep_the_observers_knowledge
-
-ALL5 = ["impala", "bison", "morokanth", "sable", "llama"]
-
-
-def positions():
-    """Mid-game positions at every player count with the Sable Nation and the Impala People
-    in play, in every phase."""
-    out = []
-    for n in (2, 3, 4, 5):
-        khans = (["sable", "impala", "llama", "bison", "morokanth"])[:n]
-        for k in (0, 3, 11, 25, 40, 60):
-            out.append(advance(KhanOfKhans(n, 100 + n * 7 + k, khans=khans), k, seed=k))
-    # positions in the blessing, reveal and pick phases
-    for seed in range(400):
-        g = advance(KhanOfKhans(3, seed, khans=["impala", "sable", "bison"]), 30 + seed % 20,
-                    seed=seed)
-        if g.phase in ("blessing", "reveal", "pick") and not any(
-                x.phase == g.phase for x in out):
-            out.append(g)
-    return [g for g in out if not g.is_terminal()]
-
-
-def key(g):
-    return f"{g.n_players}p-t{g.turn}-{g.phase}"
-
-
-@pytest.mark.parametrize("g", positions(), ids=key)
-def test_the_observers_view_and_keys_are_unchanged(g):
-    check_samples_keep_the_observers_knowledge(g, 4, same_moves='always')
-
-
-@pytest.mark.parametrize("g", positions(), ids=key)
-def test_a_sample_depends_only_on_the_observers_information(g):
-    for o in range(g.n_players):
-        other = g.determinized(o, 12345)
-        for seed in (1, 2):
-            assert g.determinized(o, seed).to_json() == other.determinized(o, seed).to_json()
-
-
-def test_the_observers_own_view_sees_the_positions_in_the_list():
-    phases = {g.phase for g in positions()}
-    assert {"main", "blessing", "reveal", "pick"} <= phases
+from game_support import advance
 
 
 def test_deck_orders_vary_and_each_deck_keeps_its_contents():

@@ -1,43 +1,12 @@
-"""Khiva information: determinization respects what the observer saw, and only that."""
-import random
+"""Khiva information: determinization respects what the observer saw, and only that.
+
+What every game's determinizations keep (the observer's view and keys, at positions of every
+player count and phase), and that a sample depends only on what its observer knows, is checked
+by the conformance suite (tests/test_conformance.py). Here: what Khiva's observers know."""
 from collections import Counter
 
-import pytest
-
 from engine.games.khiva import Khiva
-from game_support import advance, check_samples_keep_the_observers_knowledge
-
-
-def positions():
-    """Mid-game positions at every player count, in every phase of a turn."""
-    out = []
-    for n in (2, 3, 4, 5):
-        for k in (0, 1, 2, n - 1, 7, 13, 29):
-            out.append(advance(Khiva(n, 100 + n * 7 + k), k, seed=k))
-    return [g for g in out if not g.is_terminal()]
-
-
-def hidden_of(d, observer):
-    """Everything in a full JSON state the observer cannot see."""
-    ps = d["player_state"]
-    return (d["aside_down"], d["teapot_pile"], d["carpet_pile"],
-            [(p["hand"], p["chosen_play"], p["chosen_give"]) for i, p in enumerate(ps)
-             if i != observer])
-
-
-@pytest.mark.parametrize("g", positions(), ids=lambda g: f"{g.n_players}p-t{g.turn}-{g.phase}")
-def test_the_observers_view_and_keys_are_unchanged(g):
-    check_samples_keep_the_observers_knowledge(g, 5)
-
-
-@pytest.mark.parametrize("g", positions(), ids=lambda g: f"{g.n_players}p-t{g.turn}-{g.phase}")
-def test_a_sample_depends_only_on_the_observers_information(g):
-    """Determinizing a state or any other state the observer cannot tell from it gives the same
-    world for the same seed: nothing of the true hidden state leaks into a sample."""
-    for o in range(g.n_players):
-        other = g.determinized(o, 12345)
-        for seed in (1, 2):
-            assert g.determinized(o, seed).to_json() == other.determinized(o, seed).to_json()
+from game_support import advance
 
 
 def test_hidden_cards_really_vary_and_are_uniform():
@@ -158,19 +127,3 @@ def test_sampled_future_deals_differ():
             d.apply(d.legal_moves()[0])
         futures.add(tuple(d.to_json()["player_state"][0]["hand"]))
     assert len(futures) > 5
-
-
-def test_damaged_views_give_a_value_error_or_a_valid_state():
-    import copy
-    g = advance(Khiva(3, 9), 8)
-    base = g.to_json(view=g.to_move)
-    rng = random.Random(5)
-    for _ in range(400):
-        v = copy.deepcopy(base)
-        target = v if rng.random() < 0.5 else rng.choice(v["player_state"])
-        key = rng.choice(list(target))
-        target[key] = rng.choice([None, -1, 10**20, "x", [], {}, [1] * 40, ["W1"] * 3])
-        try:
-            Khiva.from_view(v).check_invariants()
-        except ValueError:
-            pass

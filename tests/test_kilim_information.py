@@ -1,33 +1,12 @@
-"""Kilim information: determinization respects what the observer saw, and only that."""
-from collections import Counter
+"""Kilim information: determinization respects what the observer saw, and only that.
 
-import pytest
+What every game's determinizations keep (the observer's view and keys, at positions of every
+player count and phase), and that a sample depends only on what its observer knows, is checked
+by the conformance suite (tests/test_conformance.py). Here: what Kilim's observers know."""
+from collections import Counter
 
 from engine.games.kilim import Kilim
 from kilim_support import play
-from game_support import advance, check_samples_keep_the_observers_knowledge
-
-
-def positions():
-    """Mid-game positions at every player count, in many phases of a turn."""
-    out = []
-    for n in (2, 3, 4, 5):
-        for k in (0, 1, n - 1, 9, 23, 57, 120, 190):
-            out.append(advance(Kilim(n, 100 + n * 7 + k), k, seed=k))
-    return [g for g in out if not g.is_terminal()]
-
-
-@pytest.mark.parametrize("g", positions(), ids=lambda g: f"{g.n_players}p-t{g.turn}-{g.phase}")
-def test_the_observers_view_and_keys_are_unchanged(g):
-    check_samples_keep_the_observers_knowledge(g, 4, same_moves='mover')
-
-
-@pytest.mark.parametrize("g", positions(), ids=lambda g: f"{g.n_players}p-t{g.turn}-{g.phase}")
-def test_a_sample_depends_only_on_the_observers_information(g):
-    for o in range(g.n_players):
-        other = g.determinized(o, 12345)
-        for seed in (1, 2):
-            assert g.determinized(o, seed).to_json() == other.determinized(o, seed).to_json()
 
 
 def test_pile_order_and_contents_vary_and_stay_consistent():

@@ -3,6 +3,10 @@
 Hidden: the action cards in other players' hands, the order of the action pile, the cards the
 virtual player removed face down, the order of the trading-card pile and future die rolls.
 Everything else (Tugrik, trading cards, goods) follows from public events and stays put.
+
+What every game's determinizations keep (the observer's view and keys, at positions of every
+player count and phase), and that a sample depends only on what its observer knows, is checked
+by the conformance suite (tests/test_conformance.py).
 """
 from collections import Counter
 
@@ -10,32 +14,7 @@ import pytest
 
 from engine.games.taschkent import Taschkent
 from taschkent_support import build, fresh, give_action, play
-from game_support import advance, check_samples_keep_the_observers_knowledge
-
-
-def positions():
-    out = []
-    for n in (2, 3, 4):
-        for k in (0, 3, 11, 25, 40, 70):
-            out.append(advance(Taschkent(n, 300 + n * 7 + k), k, seed=k))
-    return [g for g in out if not g.is_terminal()]
-
-
-def pid(g):
-    return f"{g.n_players}p-c{g.trading_rounds}-r{g.round}-{g.phase}-t{g.turns}"
-
-
-@pytest.mark.parametrize("g", positions(), ids=pid)
-def test_the_observers_view_and_keys_are_unchanged(g):
-    check_samples_keep_the_observers_knowledge(g, 5)
-
-
-@pytest.mark.parametrize("g", positions(), ids=pid)
-def test_a_sample_depends_only_on_the_observers_information(g):
-    for o in range(g.n_players):
-        other = g.determinized(o, 12345)
-        for seed in (1, 2):
-            assert g.determinized(o, seed).to_json() == other.determinized(o, seed).to_json()
+from game_support import advance
 
 
 def hidden_position():
