@@ -69,7 +69,7 @@ CHECKS = (
     "determinize",    # a determinization keeps what its observer knows, and only that
     "replay",         # the same seed and moves give the same states
     "perft",          # perft(0) and perft(1) agree with legal_moves
-    "text",           # render and narrate give text
+    "text",           # render, narrate and repr give text (repr: class, players, seat to move)
 )
 
 
@@ -201,8 +201,10 @@ class _Checker:
         huge = list(range(MAX_VALUES + 1))
         for load, good, other in ((cls.from_json, state, view), (cls.from_view, view, state)):
             what = load.__name__
-            for bad in (None, [], name, 3, 2.5, True, [good], {"game": name},
-                        {"game": name, "view": 0, "players": g.n_players}, other):
+            for bad in (None, [], name, 3, 2.5, True, [good]):
+                self.refuses(lambda: load(bad), ViewError, f"{what}({str(bad)[:40]})",
+                             match="must be a JSON object")
+            for bad in ({"game": name}, {"game": name, "view": 0, "players": g.n_players}, other):
                 self.refuses(lambda: load(bad), ViewError, f"{what}({str(bad)[:40]})")
             self.refuses(lambda: load(dict(good, colour_of_the_sky="blue")), ViewError,
                          f"{what} of an unknown key", match="(root): unknown key 'colour_of_the_sky'")
@@ -391,6 +393,10 @@ class _Checker:
             for viewer in (None, 0):
                 text = g.render(viewer)
                 self.expect(isinstance(text, str) and text, "render() gave no text")
+            text = repr(g)
+            who = f"seat {g.to_move} to move" if legal else "game over"
+            self.expect(type(g).__name__ in text and f"{g.n_players} players" in text and who in text,
+                        f"repr {text!r} does not name the class, the players and {who!r}")
         if legal and self.on("scoring"):
             self.refuses(g.rewards, ValueError, "rewards() before the end")
         return watch

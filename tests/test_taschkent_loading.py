@@ -3,7 +3,11 @@
 Every refusal is a ValueError whose message starts with the path of the field at fault. The
 regression inputs in tests/regressions/ (a copy of ../shared/regressions) crashed the old loader;
 they are refused here.
-The move bound (MOST_MOVES) and the move generator's guard are tested at the end.
+The move bound (MOST_MOVES) and the move generator's guard are tested at the end. What every
+game's loaders do (round trips, a view only of the seat to move, non-objects, unknown keys,
+deep and huge input, the most legal moves random games reach) is the conformance suite's
+(tests/test_conformance.py); the view of a finished game stays here while the suite's check of
+it is a known failure for Taschkent.
 """
 import copy
 import json
@@ -16,6 +20,7 @@ from cext import taschkent as core
 from engine.games.taschkent import DERIVED, Taschkent
 from engine.registry import from_json, from_view
 from engine.validation import IllegalPositionError, ViewError
+from game_support import advance
 from protocol_client import Client
 from taschkent_support import (add_posts, build, fresh, give_action, give_goods, give_trading,
                                hut, ps, to_round)
@@ -25,13 +30,7 @@ REGRESSIONS = Path(__file__).parent / "regressions"
 
 def played(players, seed, moves):
     """The position after `moves` random moves from a deal (fewer if the game ends)."""
-    g = Taschkent(players, seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if g.is_terminal():
-            break
-        g.apply(rng.choice(g.legal_moves()))
-    return g
+    return advance(Taschkent(players, seed), moves, seed=seed)
 
 
 def finished_game(players=3, seed=4):
@@ -81,17 +80,6 @@ def test_the_protocol_answers_the_short_posts_view_with_an_error_line():
 
 
 # ================================================================ whose view
-def test_the_view_of_a_seat_that_is_not_to_move_is_refused():
-    g = played(3, 7, 20)
-    assert not g.is_terminal()
-    Taschkent.from_view(g.to_json(view=g.to_move))
-    for seat in range(3):
-        if seat != g.to_move:
-            with pytest.raises(IllegalPositionError,
-                               match=rf"^view: this is seat {seat}'s view but seat {g.to_move} is to move"):
-                from_view(g.to_json(view=seat))
-
-
 def test_every_seat_has_a_view_of_a_finished_game():
     g = finished_game()
     for seat in range(3):
@@ -234,26 +222,6 @@ def test_a_malformed_state_names_the_field(name, path, value, message):
     else:
         at(d, path)[path[-1]] = value
     with pytest.raises(ViewError, match=message):
-        Taschkent.from_json(d)
-
-
-@pytest.mark.parametrize("bad", [None, [], "taschkent", 3, 2.5, True])
-def test_anything_but_an_object_is_a_value_error(bad):
-    for load in (Taschkent.from_json, Taschkent.from_view):
-        with pytest.raises(ViewError, match="must be a JSON object"):
-            load(bad)
-
-
-def test_deep_and_huge_inputs_are_value_errors_without_recursion():
-    deep = []
-    for _ in range(100_000):
-        deep = [deep]
-    d = played(3, 5, 12).to_json()
-    d["seed"] = deep
-    with pytest.raises(ViewError, match="nested deeper"):
-        Taschkent.from_json(d)
-    d["seed"] = list(range(200_000))
-    with pytest.raises(ViewError, match="too large"):
         Taschkent.from_json(d)
 
 
@@ -438,19 +406,6 @@ def test_the_crowded_turn_comes_near_the_bound():
     n = len(g.legal_moves())
     # 1 + 8 posts + 8 huts + 75 cameleer moves (7 fields) + 20 + 18 + 132 + 1
     assert n == 263 and n <= core.MOST_MOVES
-
-
-def test_no_position_of_random_games_has_more_moves_than_the_bound():
-    most = 0
-    for players in (2, 3, 4):
-        for seed in range(60):
-            g = Taschkent(players, 900 + seed)
-            rng = random.Random(seed)
-            while not g.is_terminal():
-                legal = g.legal_moves()
-                most = max(most, len(legal))
-                g.apply(rng.choice(legal))
-    assert 0 < most <= core.MOST_MOVES
 
 
 def test_the_move_generator_stays_in_its_buffer_whatever_the_state():
