@@ -106,6 +106,7 @@ cpdef enum:
     MV_SHOP4 = 3             # argument: SHOP_CARPET / SHOP_SALT / SHOP_NOTHING
 
     NONE = 31                # "no card" in a CHOOSE field
+    CHOICE_ARG_END = 1 << 20     # every CHOOSE argument is below: four 5-bit fields
     SHOP_CARPET = 0
     SHOP_SALT = 1
     SHOP_NOTHING = 2

@@ -9,6 +9,7 @@ then decides whether the result is a position of Khiva before any rule runs on i
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import sys
 from typing import Any, Dict, List, Optional, Tuple
@@ -33,50 +34,43 @@ DERIVED = frozenset({"duel", "deal", "aside_down_count", "teapot_pile_count",
 
 
 # ================================================================ notation
-def card_text(card: int) -> str:
-    """W4 = the white 4 (colours W B G P K = white, blue, green, pink, black)."""
-    return f"{COLOUR_LETTERS[card // 5]}{card % 5 + 1}"
+# Travel cards and carpets are both written colour letter + value: W4 = the white 4 (colours
+# W B G P K = white, blue, green, pink, black). A card id is colour * 5 + value - 1 (values
+# 1-5), a carpet id colour * 3 + value - 3 (values 3-5).
+CARD, CARPET = ("card", 5, 1), ("carpet", 3, 3)     # (name, values per colour, lowest value)
 
 
-def parse_card(text: str) -> int:
-    """The card id of `W4`-style text; ValueError if it is not a card."""
+def token_text(kind: Tuple[str, int, int], token: int) -> str:
+    _, per, low = kind
+    return f"{COLOUR_LETTERS[token // per]}{token % per + low}"
+
+
+def parse_token(kind: Tuple[str, int, int], text: str) -> int:
+    """The id of a card or carpet written as `text`; ViewError if it is none."""
+    name, per, low = kind
     t = text.strip().upper() if isinstance(text, str) else ""
-    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "12345":
-        raise ViewError(f"bad card {text!r}: expected a colour letter (WBGPK) and a value 1-5")
-    return COLOUR_LETTERS.index(t[0]) * 5 + int(t[1]) - 1
+    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "123456789"[low - 1:low - 1 + per]:
+        raise ViewError(f"bad {name} {text!r}: expected a colour letter (WBGPK) and a value "
+                        f"{low}-{low + per - 1}")
+    return COLOUR_LETTERS.index(t[0]) * per + int(t[1]) - low
 
 
-def carpet_text(carpet: int) -> str:
-    return f"{COLOUR_LETTERS[carpet // 3]}{carpet % 3 + 3}"
+def tokens_list(kind: Tuple[str, int, int], mask: int) -> List[str]:
+    """The cards or carpets of a bit mask, by id."""
+    return [token_text(kind, i) for i in range(core.N_COLOURS * kind[1]) if mask >> i & 1]
 
 
-def parse_carpet(text: str) -> int:
-    t = text.strip().upper() if isinstance(text, str) else ""
-    if len(t) != 2 or t[0] not in COLOUR_LETTERS or t[1] not in "345":
-        raise ViewError(f"bad carpet {text!r}: expected a colour letter (WBGPK) and a value 3-5")
-    return COLOUR_LETTERS.index(t[0]) * 3 + int(t[1]) - 3
-
-
-def cards_list(mask: int) -> List[str]:
-    return [card_text(c) for c in range(core.N_CARDS) if mask >> c & 1]
-
-
-def carpets_list(mask: int) -> List[str]:
-    return [carpet_text(c) for c in range(core.N_CARPETS) if mask >> c & 1]
-
-
-def cards_mask(cards: List[str]) -> int:
+def tokens_mask(kind: Tuple[str, int, int], texts: List[str]) -> int:
     mask = 0
-    for t in cards:
-        mask |= 1 << parse_card(t)
+    for t in texts:
+        mask |= 1 << parse_token(kind, t)
     return mask
 
 
-def carpets_mask(carpets: List[str]) -> int:
-    mask = 0
-    for t in carpets:
-        mask |= 1 << parse_carpet(t)
-    return mask
+card_text, parse_card, cards_list, cards_mask = (
+    functools.partial(f, CARD) for f in (token_text, parse_token, tokens_list, tokens_mask))
+carpet_text, parse_carpet, carpets_list, carpets_mask = (
+    functools.partial(f, CARPET) for f in (token_text, parse_token, tokens_list, tokens_mask))
 
 
 def path_pos(player: int, space: int) -> int:
@@ -108,11 +102,15 @@ def choice_of(move: int) -> Tuple[List[int], List[int]]:
 
 
 def move_text(move: int) -> str:
+    """The move's notation; `?<int>` for an int that is no move of Khiva."""
     kind, arg = move_kind(move), move_arg(move)
-    if kind == core.MV_CHOOSE:
-        play, give = choice_of(move)
-        return ("play-" + "-".join(card_text(c) for c in play) + "-give-"
-                + "-".join(card_text(c) for c in give))
+    if kind == core.MV_CHOOSE and arg < core.CHOICE_ARG_END:
+        play1, play2, give1, give2 = core.choice_cards(arg)
+        if max(play1, give1) < core.N_CARDS and all(c < core.N_CARDS or c == core.NONE
+                                                    for c in (play2, give2)):
+            play, give = choice_of(move)
+            return ("play-" + "-".join(card_text(c) for c in play) + "-give-"
+                    + "-".join(card_text(c) for c in give))
     if kind == core.MV_BOOST:
         return f"boost-{arg}"
     if kind == core.MV_SHOP4 and arg < len(SHOP4_CHOICES):
@@ -169,11 +167,6 @@ def all_places(n: int, observer: int) -> int:
     return ((1 << n) - 1) & ~(1 << observer) | (1 << core.ASIDE_LOC)
 
 
-def score_of(f: Dict[str, Any], p: int) -> int:
-    total = f["teapot_points"][p] + f["salt_points"][p] + f["gems"][p]
-    return total + sum(c % 3 + 3 for c in range(core.N_CARPETS) if f["carpets_scored"][p] >> c & 1)
-
-
 # ================================================================ the game API
 class Khiva(CheckedGame, KhivaCore):
     """A Khiva position. `Khiva(players=3, seed=0)` deals a new game (2 players: duel mode).
@@ -204,6 +197,7 @@ class Khiva(CheckedGame, KhivaCore):
             self._check_player(view)
         f = self._fields()
         n = f["n"]
+        scores = self.scores()
         players = []
         for p in range(n):
             d = {
@@ -215,7 +209,7 @@ class Khiva(CheckedGame, KhivaCore):
                 "hand_size": bin(f["hand"][p]).count("1"),
                 "has_chosen": bool(f["sel_play"][p]),
                 "played": cards_list(f["played"][p]),
-                "score": score_of(f, p),
+                "score": scores[p],
             }
             if view is None or p == view:
                 d["hand"] = cards_list(f["hand"][p])
