@@ -502,7 +502,7 @@ cdef class TaschkentCore(GameCore):
     @cython.final
     cdef int gen_camel_moves(self, int p, int kind, bint free, int* buf, int n) noexcept:
         cdef TaschkentState* s = &self.s
-        cdef int d, mc, rem, st, b, r
+        cdef int d, mc, rem, st, b, r, base
         cdef bint khut = self.kalmyk_hut()
         for d in range(1, N_FIELDS):
             if d == s.cam_pos[p] or d == s.last_start:
@@ -511,8 +511,9 @@ cdef class TaschkentCore(GameCore):
             if mc > s.tugrik[p]:
                 continue
             rem = s.tugrik[p] - mc
-            if self.field_open(d):
-                buf[n] = make_move(kind, camel_arg(d, 0))
+            base = make_move(kind, camel_arg(d, 0))     # the field's action; an option adds
+            if self.field_open(d):                      # to the argument (below 32)
+                buf[n] = base
                 n += 1
             if d <= 2:
                 if rem >= CONNECTION_PRICE:
@@ -520,12 +521,12 @@ cdef class TaschkentCore(GameCore):
                         if s.stick_border[st] < 0 or s.stick_used[st]:
                             for b in range(N_BORDERS):
                                 if b != s.stick_border[st]:
-                                    buf[n] = make_move(kind, camel_arg(d, link_option(st, b)))
+                                    buf[n] = base + link_option(st, b)
                                     n += 1
             elif d == KALMYK and khut:
                 for r in range(N_REGIONS):
                     if self.hut_price(p, r) <= rem:
-                        buf[n] = make_move(kind, camel_arg(d, hut_option(r)))
+                        buf[n] = base + hut_option(r)
                         n += 1
         return n
 
