@@ -30,10 +30,8 @@ def main() -> None:
     pool.search(state, Budget(iterations=2000), seed=0)                 # warm the actors up
     one, two = [], []
     for r in range(args.repeat):
-        res = search(state, Budget(seconds=args.seconds), seed=r)
-        one.append(res.iterations / res.seconds)
-        res = pool.search(state, Budget(seconds=args.seconds), seed=r)
-        two.append(res.iterations / res.seconds)
+        one.append(search(state, Budget(seconds=args.seconds), seed=r).iterations_per_second)
+        two.append(pool.search(state, Budget(seconds=args.seconds), seed=r).iterations_per_second)
     r1, r2 = statistics.median(one), statistics.median(two)
     print(f"Khiva 3 players, {args.seconds:g} s searches, median of {args.repeat}:")
     print(f"  1 worker (in process): {r1:>10,.0f} iterations/s")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from typing import List, Optional, Sequence
@@ -38,26 +37,25 @@ def positive_int(text: str) -> int:
     return value
 
 
-def seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above 0 (not nan, not inf)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
-    if not math.isfinite(value) or value <= 0 or value > 86400:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 86400, not {text}")
-    return value
+def number_in(low: float, high: float, unit: str = "", above_low: bool = False):
+    """An argparse type: a number from `low` (excluded when `above_low`) to `high`, which also
+    refuses nan and inf."""
+    what = f"a number of {unit}" if unit else "a number"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}") from None
+        if not (value > low if above_low else value >= low) or not value <= high:
+            raise argparse.ArgumentTypeError(f"must be {what} from {low:g} to {high:g}, "
+                                             f"not {text}")
+        return value
+    return parse
 
 
-def weight(text: str) -> float:
-    """An argparse type: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text!r}") from None
-    if not 0.0 <= value <= 1.0:      # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1, not {text}")
-    return value
+seconds = number_in(0, 86400, "seconds", above_low=True)
+weight = number_in(0, 1)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -179,7 +179,6 @@ class Engine:
         self.state: Optional[GameCore] = None
         self.view_seat: Optional[int] = None      # set up from this seat's view (else: full)
         self.searching: Optional[threading.Thread] = None
-        self.searches = 0
         self.line_no = 0                          # number of the line being handled
         # stop bookkeeping, shared with the reader thread under stop_lock
         self.stop_lock = threading.Lock()
@@ -258,9 +257,6 @@ class Engine:
         if handler is None:
             raise ProtocolError(f"unknown command {cmd[:40]!r}")
         return handler(self, line.split()[1:], line)
-
-    def is_searching(self) -> bool:
-        return self.searching is not None and self.searching.is_alive()
 
     # ------------------------------------------------------------------ commands
     def cmd_uci(self, args, line):
@@ -451,7 +447,6 @@ class Engine:
             self.search_line = self.line_no
             self.infinite = budget.unlimited
             self._stop_if_due()
-        self.searches += 1
 
         def work():
             try:

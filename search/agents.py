@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 from cext.core import GameCore
 from search.config import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, Budget,
                            SearchConfig)
-from search.ismcts import SearchResult, search
+from search.ismcts import search
 from search.parallel import search_with_workers
 
 DEFAULT_ITERATIONS = 1000
@@ -121,12 +121,10 @@ class IsmctsAgent(SearchingAgent):
                          SearchConfig(c=c, mode=mode, max_nodes=max_nodes,
                                       score_weight=score_weight))
         self.workers = workers
-        self.last: Optional[SearchResult] = None
 
     def search_move(self, state: GameCore, seed: int) -> int:
-        self.last = search_with_workers(state, self.budget, self.config, workers=self.workers,
-                                        seed=seed)
-        return self.last.move
+        return search_with_workers(state, self.budget, self.config, workers=self.workers,
+                                   seed=seed).move
 
     def describe(self) -> str:
         workers = f",workers={self.workers}" if self.workers > 1 else ""
