@@ -4,7 +4,8 @@ loaded position one the rules can reach and play, rendering and narration.
 The rules and the C state live in cext/khiva.pyx (`KhivaCore`). This module reads that state
 through `_fields()` and writes it only through `_set_fields()`, after the JSON passed the
 published schema (docs/views/khiva.schema.json, khiva.state.schema.json); `check_invariants`
-then decides whether the result is a position of Khiva before any rule runs on it.
+then decides whether the result is a position of Khiva before any rule runs on it. Narration
+reads the camel activations from the core's event log (`events()`, the LOG_* entries).
 """
 from __future__ import annotations
 
