@@ -116,11 +116,32 @@ def mutate(obj: dict, rng: random.Random) -> dict:
 
 
 # ---------------------------------------------------------------- the child
-def check_accepted(state: Any, rng: random.Random) -> None:
-    """An accepted position must be playable: invariants, a legal move unless over, a search
-    that returns, and random moves to the end that keep the invariants."""
+def as_given(written: Any, given: Any, optional: frozenset) -> Any:
+    """`written` without the `optional` keys (derived or defaulted fields) that `given` leaves
+    out at the same place: the field policy lets a client leave them out."""
+    if isinstance(written, dict) and isinstance(given, dict):
+        return {k: as_given(v, given.get(k), optional) for k, v in written.items()
+                if k in given or k not in optional}
+    if isinstance(written, list) and isinstance(given, list) and len(written) == len(given):
+        return [as_given(w, g, optional) for w, g in zip(written, given)]
+    return written
+
+
+def check_accepted(state: Any, rng: random.Random, kind: str, data: dict) -> None:
+    """An accepted position must be what it was given as and playable: it writes back the
+    input (sets in any order, derived fields left out where the input left them out), a full
+    state loads again unchanged; invariants, a legal move unless over, a search that
+    returns, and random moves to the end that keep the invariants."""
     from search.ismcts import search
 
+    cls = type(state)
+    view = data["view"] if kind == "view" else None
+    optional = cls.DERIVED | (cls.DEFAULTED if view is None else frozenset())
+    assert as_given(state.to_json(view), data, optional) == cls.CODEC.canonical(data), \
+        "accepted, but it writes back another position"
+    if view is None:
+        assert cls.from_json(state.to_json()).to_json() == state.to_json(), \
+            "accepted, but its own JSON loads into another state"
     state.check_invariants()
     if state.is_terminal():
         return
@@ -153,7 +174,7 @@ def child() -> None:
             verdict = f"BAD {type(e).__name__}: {e}"[:300]
         else:
             try:
-                check_accepted(st, random.Random(i))
+                check_accepted(st, random.Random(i), req["kind"], req["data"])
                 verdict = "accepted"
             except Exception as e:                 # noqa: BLE001
                 verdict = f"BAD accepted but not playable: {type(e).__name__}: {e}"[:300]

@@ -1,6 +1,9 @@
 """Kilim states and views enter through one checked path (docs/views/README.md, kilim.md): the
 schema, the invariants, a legal move, the round trip; a view must be the seat to move's; the
-move generator never writes past its buffer; a state no game reaches cannot hang a search."""
+move generator never writes past its buffer; a state no game reaches cannot hang a search.
+What every game's loaders do (round trips at every count, a view only of the seat to move or
+of a finished game, non-objects, unknown keys, deep and huge input, the most moves of random
+games, per phase) is the conformance suite's (tests/test_conformance.py)."""
 import copy
 import json
 import random
@@ -11,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from cext import kilim as core
-from engine.games.kilim import DERIVED, Kilim, write_fields
-from engine.registry import from_json, from_view
-from engine.validation import IllegalPositionError, ViewError
+from engine.games.kilim import DERIVED, Kilim
+from engine.registry import from_json
+from engine.validation import IllegalPositionError
 from kilim_support import play, third_day, window
 
 REGRESSIONS = Path(__file__).parent / "regressions"       # the inputs of ../shared/regressions/
@@ -52,16 +55,6 @@ def test_each_regression_file_is_refused_naming_the_field(name, message):
     refused(from_json, case["data"], message)                  # the registry's door too
 
 
-def forced(data):
-    """The state `data` describes, written into the core without any check: what the loader
-    used to accept."""
-    st = Kilim(data["players"], data["seed"])
-    fields = st._fields()
-    write_fields(fields, data)
-    st._set_fields(fields)
-    return st
-
-
 def test_a_state_with_a_seat_out_of_gold_cannot_hang_a_search():
     """kilim-state-two-scrap-bags.json forced past the checks: seat 1 runs out of Gold cards
     before the day ends, so a playout reaches a position with no legal move. The core ends
@@ -70,7 +63,7 @@ def test_a_state_with_a_seat_out_of_gold_cannot_hang_a_search():
     code = (
         "import json, sys\n"
         "sys.path.insert(0, sys.argv[1])\n"
-        "from test_kilim_loading import forced\n"
+        "from kilim_support import forced\n"
         "from search import search\n"
         "st = forced(json.load(open(sys.argv[2]))['data'])\n"
         "print('returned', search(st, iterations=2000, seed=1).iterations)\n")
@@ -82,15 +75,6 @@ def test_a_state_with_a_seat_out_of_gold_cannot_hang_a_search():
 
 
 # ================================================================ one path in
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_states_and_views_round_trip_at_every_player_count(players):
-    g = played(players, 3, 40)
-    d = g.to_json()
-    assert Kilim.from_json(d).to_json() == d
-    v = g.to_json(view=g.to_move)
-    assert Kilim.from_view(v).to_json(view=g.to_move) == v
-
-
 def lean(d):
     """`d` without its derived fields, at every level."""
     out = {k: x for k, x in d.items() if k not in DERIVED}
@@ -181,43 +165,6 @@ def test_messages_name_the_field_path():
     d = Kilim(3, 1).to_json()
     d["player_state"][0]["kilim"]["dominoes"] = [[0, 0, "h", "AB"], [0, 1, "v", "CC"]]
     refused(Kilim.from_json, d, "player_state[0].kilim.dominoes[1]: overlaps another domino")
-
-
-@pytest.mark.parametrize("bad", [None, [], "kilim", 3, {"game": "kilim"}])
-def test_what_is_not_a_state_is_a_view_error(bad):
-    for load in (Kilim.from_json, Kilim.from_view):
-        with pytest.raises(ViewError):
-            load(bad)
-
-
-def test_deep_and_huge_input_is_refused_without_recursing():
-    deep = []
-    for _ in range(100_000):
-        deep = [deep]
-    d = Kilim(3, 1).to_json()
-    d["revealed"] = deep
-    refused(Kilim.from_json, d, "nested deeper")
-    d["revealed"] = ["1AA"] * 200_000
-    refused(Kilim.from_json, d, "too large")
-
-
-# ================================================================ views
-def test_a_view_is_the_view_of_the_seat_to_move():
-    g = played(4, 2, 1)                       # seat 0 has chosen its card; seat 1 is to move
-    for seat in (0, 2, 3):
-        refused(Kilim.from_view, g.to_json(view=seat), "view: this is seat", "seat 1 is to move",
-                error=IllegalPositionError)
-        refused(from_view, g.to_json(view=seat), "seat 1 is to move")
-    assert Kilim.from_view(g.to_json(view=1)).to_move == 1
-
-
-def test_a_finished_game_may_be_viewed_by_any_seat():
-    g = Kilim(3, 8)
-    while not g.is_terminal():
-        g.apply(g.legal_moves()[0])
-    for seat in range(3):
-        v = g.to_json(view=seat)
-        assert Kilim.from_view(v).to_json(view=seat) == v
 
 
 def test_a_view_holds_no_other_seats_face_down_parts():
@@ -329,22 +276,6 @@ def test_the_most_moves_a_position_has_is_a_scrap_for_the_widest_kilim():
     assert len(g.legal_moves()) == 45 * 46 == core.MOST_MOVES
     rows = core.MOST_SPAN // 2
     assert rows * (core.MOST_SPAN - rows) == core.MOST_MOVES <= 4096    # MAX_MOVES, cext/core.pxd
-
-
-def test_sampled_positions_never_have_more_moves_than_the_bound():
-    most = {}
-    for players in (2, 3, 4, 5):
-        for seed in range(60):
-            g = Kilim(players, 500 + seed)
-            rng = random.Random(seed)
-            while not g.is_terminal():
-                moves = g.legal_moves()
-                most[g.phase] = max(most.get(g.phase, 0), len(moves))
-                g.apply(rng.choice(moves))
-    assert set(most) >= {"card", "spy", "scrap-bid", "artisan-bid", "scrap-pick", "token-pick",
-                         "place", "window", "scrap-at"}
-    assert max(most.values()) <= core.MOST_MOVES
-    assert most["card"] == 18 and most["spy"] == 15 and most["scrap-pick"] == 5
 
 
 def unchecked_grid(g, p, cells):
