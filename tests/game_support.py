@@ -1,11 +1,18 @@
 """Helpers shared by every game's tests: random play, search statistics, positions spread over
-a game's phases, and the check that a state loaded from a seat's view sees and searches like
-the true one. (What a determinization keeps is engine/conformance.py's
+a game's phases, the inputs that once broke Caravan (tests/regressions/), and the check that a
+state loaded from a seat's view sees and searches like the true one. (What a determinization keeps is engine/conformance.py's
 check_samples_keep_the_observers_knowledge.)"""
 from __future__ import annotations
 
+import json
 import random
-from typing import List
+from pathlib import Path
+from typing import Any, List, Tuple
+
+REGRESSIONS = Path(__file__).resolve().parent / "regressions"   # a copy of ../shared/regressions
+# Files there that are a plain view or state rather than {"game", "kind", "data"} (README.md).
+PLAIN_REGRESSIONS = {"taschkent-view-short-posts.json": "view",
+                     "taschkent-state-empty-kept.json": "json"}
 
 
 def advance(g, moves: int, seed: int = 0):
@@ -16,6 +23,14 @@ def advance(g, moves: int, seed: int = 0):
             break
         g.apply(rng.choice(g.legal_moves()))
     return g
+
+
+def regression_case(name: str) -> Tuple[str, Any]:
+    """The kind ("json" for a full state, or "view") and the data of tests/regressions/`name`."""
+    raw = json.loads((REGRESSIONS / name).read_text())
+    if name in PLAIN_REGRESSIONS:
+        return PLAIN_REGRESSIONS[name], raw
+    return raw["kind"], raw["data"]
 
 
 def stats_of(result) -> list:

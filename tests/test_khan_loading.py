@@ -13,7 +13,6 @@ input, the most legal moves random games reach) is the conformance suite's
 import copy
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -22,9 +21,9 @@ from engine.games.khan import DERIVED, KhanOfKhans
 from engine.registry import from_json as registry_from_json
 from engine.registry import from_view as registry_from_view
 from engine.validation import IllegalPositionError, ViewError
+from game_support import REGRESSIONS, regression_case
 from khan_support import play, position
 
-REGRESSIONS = Path(__file__).parent / "regressions"
 KHANS = ["impala", "sable", "llama", "bison"]
 
 
@@ -73,11 +72,6 @@ def test_the_reference_position_loads_unchanged():
 REGRESSION_FILES = sorted(p.name for p in REGRESSIONS.glob("*.json"))
 
 
-def regression_data(name):
-    raw = json.loads((REGRESSIONS / name).read_text())
-    return raw["data"] if "kind" in raw and "data" in raw else raw
-
-
 def test_the_regression_files_are_there():
     assert len(REGRESSION_FILES) == 8
 
@@ -86,7 +80,7 @@ def test_the_regression_files_are_there():
 def test_a_regression_file_is_no_khan_position(name):
     """Each file is another game's state or view: Khan's loaders refuse it with a ValueError
     naming a field (the first one, in document order, that breaks the schema)."""
-    data = regression_data(name)
+    data = regression_case(name)[1]
     for load in (KhanOfKhans.from_json, KhanOfKhans.from_view):
         with pytest.raises(ViewError, match=r"^[\w.\[\]()]+: "):
             load(copy.deepcopy(data))

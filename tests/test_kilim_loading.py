@@ -17,9 +17,9 @@ from cext import kilim as core
 from engine.games.kilim import DERIVED, Kilim
 from engine.registry import from_json
 from engine.validation import IllegalPositionError
+from game_support import REGRESSIONS
 from kilim_support import play, third_day, window
 
-REGRESSIONS = Path(__file__).parent / "regressions"       # the inputs of ../shared/regressions/
 
 
 def played(players, seed, moves, rng_seed=0):

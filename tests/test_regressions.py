@@ -5,7 +5,6 @@ accepted: each must now be a ValueError, and the engine must go on working. The 
 that hit a loader through the protocol must give `info string error` and leave the engine
 answering. (The protocol's timing cases are in test_protocol_regressions.py.)
 """
-import json
 import re
 import subprocess
 import sys
@@ -14,21 +13,13 @@ from pathlib import Path
 import pytest
 
 from engine.registry import from_json, from_view
+from game_support import REGRESSIONS, regression_case
 
-HERE = Path(__file__).parent / "regressions"
+HERE = REGRESSIONS
 LOADER_FILES = sorted(p.name for p in HERE.glob("*.json"))
-# Files that are a plain view or state rather than {"game", "kind", "data"} (README.md).
-PLAIN = {"taschkent-view-short-posts.json": "view", "taschkent-state-empty-kept.json": "json"}
 LOADER_PROTOCOL_FILES = ["protocol-khiva-duel-16-card-hand-go.in",
                          "protocol-khiva-duel-16-card-hand-legal.in",
                          "protocol-taschkent-view-short-posts.in"]
-
-
-def load_case(name):
-    raw = json.loads((HERE / name).read_text())
-    if name in PLAIN:
-        return PLAIN[name], raw
-    return raw["kind"], raw["data"]
 
 
 def test_every_regression_file_is_covered():
@@ -44,9 +35,9 @@ def test_a_broken_state_or_view_is_a_value_error_in_a_child_process(name):
     code = (
         "import json, sys\n"
         "sys.path.insert(0, sys.argv[1])\n"
-        "from test_regressions import load_case\n"
+        "from game_support import regression_case\n"
         "from engine.registry import from_json, from_view\n"
-        "kind, data = load_case(sys.argv[2])\n"
+        "kind, data = regression_case(sys.argv[2])\n"
         "try:\n"
         "    (from_view if kind == 'view' else from_json)(data)\n"
         "except ValueError as e:\n"
@@ -61,7 +52,7 @@ def test_a_broken_state_or_view_is_a_value_error_in_a_child_process(name):
 
 @pytest.mark.parametrize("name", LOADER_FILES)
 def test_the_error_is_a_value_error_and_names_a_field(name):
-    kind, data = load_case(name)
+    kind, data = regression_case(name)
     with pytest.raises(ValueError) as e:
         (from_view if kind == "view" else from_json)(data)
     message = str(e.value)

@@ -12,7 +12,6 @@ it is a known failure for Taschkent.
 import copy
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -20,12 +19,11 @@ from cext import taschkent as core
 from engine.games.taschkent import DERIVED, Taschkent
 from engine.registry import from_json, from_view
 from engine.validation import IllegalPositionError, ViewError
-from game_support import advance
+from game_support import REGRESSIONS, advance
 from protocol_client import Client
 from taschkent_support import (add_posts, build, fresh, give_action, give_goods, give_trading,
                                hut, ps, to_round)
 
-REGRESSIONS = Path(__file__).parent / "regressions"
 
 
 def played(players, seed, moves):
