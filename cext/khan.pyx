@@ -490,9 +490,10 @@ cdef class KhanOfKhansCore(GameCore):
         cdef int p = s.actor, kind = move_kind(move), arg = move_arg(move), t
         if s.tracking:
             ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | (<uint64_t>p << 32) | <uint32_t>move)
-        if kind == MV_RAID:
+        if kind == MV_RAID:                     # most moves are raids: tested before the switch
             self.raid(p, arg)
-        elif kind == MV_CORRAL:
+            return
+        if kind == MV_CORRAL:
             self.corral_herd(p)
             self.end_turn()
         elif kind == MV_SNEAK:
