@@ -1,5 +1,5 @@
 """Helpers shared by every game's tests: random play, search statistics, positions spread over
-a game's phases, the inputs that once broke Caravan (tests/regressions/), and the check that a
+a game's phases, an agent's win share over seeded games, the inputs that once broke Caravan (tests/regressions/), and the check that a
 state loaded from a seat's view sees and searches like the true one. (What a determinization keeps is engine/conformance.py's
 check_samples_keep_the_observers_knowledge.)"""
 from __future__ import annotations
@@ -31,6 +31,21 @@ def regression_case(name: str) -> Tuple[str, Any]:
     if name in PLAIN_REGRESSIONS:
         return PLAIN_REGRESSIONS[name], raw
     return raw["kind"], raw["data"]
+
+
+def hero_share(game: str, players: int, games: int, deal: int, hero, others) -> float:
+    """The mean reward of hero(i) over `games` games, the i-th dealt from seed deal + i with
+    hero(i) in seat i % players (the seats alternate) and others(i)[seat] in every other seat
+    (others(i): one agent per seat)."""
+    from search.match import play_game
+
+    total = 0.0
+    for i in range(games):
+        seat = i % players
+        agents = others(i)
+        agents[seat] = hero(i)
+        total += play_game(game, agents, deal + i, players).rewards[seat]
+    return total / games
 
 
 def stats_of(result) -> list:

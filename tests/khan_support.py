@@ -1,4 +1,4 @@
-"""Helpers to build Khan of Khans positions for tests and to play small matches."""
+"""Helpers to build Khan of Khans positions for tests."""
 from __future__ import annotations
 
 import copy
@@ -171,11 +171,3 @@ def herd_of(g: KhanOfKhans, p: int) -> Dict[int, int]:
 
 def texts(g: KhanOfKhans) -> List[str]:
     return [g.move_to_text(m) for m in g.legal_moves()]
-
-
-def play_match(agents, players: int, seed: int, khans=None) -> List[float]:
-    """A whole game, agents[i] in seat i; the rewards."""
-    g = KhanOfKhans(players, seed, khans=khans)
-    while not g.is_terminal():
-        g.apply(agents[g.to_move].choose(g))
-    return g.rewards()

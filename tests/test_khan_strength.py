@@ -11,26 +11,14 @@ with the score weight.
 
 The run below is deterministic (fixed seeds for the deals, the heuristic and the search).
 """
-import functools
-
-from khan_support import play_match
 from search.agents import HeuristicAgent, IsmctsAgent
+from game_support import hero_share
 
 GAMES = 40            # seeds 7000..7039, seats alternated
 SETTINGS = dict(iterations=4000, mode="mo", c=0.3)   # score weight: the default, 0.5
 
 
-@functools.lru_cache(maxsize=None)
-def ismcts_share_against_heuristic(games=GAMES):
-    wins = 0.0
-    for seed in range(games):
-        seat = seed % 2
-        agents = [HeuristicAgent(seed), HeuristicAgent(seed + 1)]
-        agents[seat] = IsmctsAgent(seed=seed, **SETTINGS)
-        wins += play_match(agents, 2, 7000 + seed)[seat]
-    return wins / games
-
-
 def test_ismcts_beats_the_heuristic_more_often_than_not_in_duels():
-    share = ismcts_share_against_heuristic()
+    share = hero_share("khan", 2, GAMES, 7000, lambda s: IsmctsAgent(seed=s, **SETTINGS),
+                       lambda s: [HeuristicAgent(s), HeuristicAgent(s + 1)])
     assert share > 0.5, share
