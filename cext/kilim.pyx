@@ -1,12 +1,16 @@
 # cython: language_level=3
 """Kilim: every rule of the game in one C state, each Kilim a grid of bit masks.
 
-Read top to bottom: the component table, the grid (128-bit rows, one mask per pattern code
-plus the domino links), set-up, the market (cards, spies, the auction, Scrap Bag, Artisan),
-the weaving (placements, scraps, Artisan tokens), the end of a turn and of a day, scoring,
-then information (hashes, scrap knowledge, determinization). Notation, JSON, views, checks,
-rendering and narration are the Python half, in engine/games/kilim.py: it reads and writes
-this state only through `_fields` and `_set_fields` at the end of this file.
+The sections are those of the game-module contract (cext/core.pxd), in its order, and the
+rules read top to bottom like the rulebook: the component table; moves and phases (the phases
+and steps of a turn, the move kinds, the kinds of the narration events); the state (KState,
+each Kilim a grid of 128-bit rows: one mask per pattern code plus the domino links); set-up (the deal); move generation (cards and offers, placements,
+scrap targets, the optional window); playing a move (the market: cards, spies, the auction,
+Scrap Bag, Artisan; the weaving: placements, scraps, Artisan tokens; then the end of a turn
+and of a day); scoring and the tie-break; information (hashes, scrap knowledge,
+determinization); copying; and the bridge. Notation, JSON, views, the checks of a loaded
+position, rendering and narration are the Python half, in engine/games/kilim.py: it reads and
+writes this state only through the bridge, `_fields` and `_set_fields`.
 
 Rule interpretations are marked "Interpretation" and explained in docs/rules/kilim.md.
 """
@@ -17,29 +21,6 @@ from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
-
-# One Kilim, declared in C. Cython is shown its extent and counts but not its grid `m`, so
-# that the automatic struct <-> dict conversion of the state (`_fields`, `_set_fields`) skips
-# the 9 x 112 rows of every Kilim: Cython would convert them exactly (it converts through the
-# C type, unsigned __int128), but one row at a time, 5,040 rows of which a few dozen are used,
-# in 0.2 ms a call. The bridge converts each mask's rows as one integer instead (`_fields`).
-# The rules reach the rows through `grid(k, mask)[row]`.
-cdef extern from *:
-    """
-    typedef unsigned __int128 kilim_u128;
-    typedef struct {
-        kilim_u128 m[9][112];   /* per mask (N_MASKS), per row (H): bit c = column c */
-        int rmax, cmax;         /* bottom row and right column of the bounding box (-1: empty) */
-        int n_dom, n_perf, n_cells;
-    } KilimGrid;
-    static inline kilim_u128* kilim_grid_row(KilimGrid* k, int mask) { return k->m[mask]; }
-    """
-    ctypedef unsigned long long u128 "kilim_u128"
-    ctypedef struct Kil "KilimGrid":
-        int rmax, cmax
-        int n_dom, n_perf, n_cells
-    u128* grid "kilim_grid_row"(Kil* k, int mask) noexcept nogil
-    int __builtin_clzll(unsigned long long) nogil
 
 # ================================================================ component table
 # Every number of the game lives here. Those the rulebook does not print come from
@@ -124,7 +105,8 @@ cdef enum:
     PT_LARGEST = 5
     PT_TORN = 3
 
-# ================================================================ phases, steps, moves
+
+# ================================================================ moves and phases
 cpdef enum:
     PH_CARD = 0              # players choose their card one after another (sequentialized)
     PH_SPY = 1               # Spy players choose their Gold card, seeing the offers
@@ -199,6 +181,30 @@ cpdef enum:
     N_GAMEOVER = 13
     N_RING = 64
 
+# ================================================================ state
+# One Kilim, declared in C. Cython is shown its extent and counts but not its grid `m`, so
+# that the automatic struct <-> dict conversion of the state (`_fields`, `_set_fields`) skips
+# the 9 x 112 rows of every Kilim: Cython would convert them exactly (it converts through the
+# C type, unsigned __int128), but one row at a time, 5,040 rows of which a few dozen are used,
+# in 0.2 ms a call. The bridge converts each mask's rows as one integer instead (`_fields`).
+# The rules reach the rows through `grid(k, mask)[row]`.
+cdef extern from *:
+    """
+    typedef unsigned __int128 kilim_u128;
+    typedef struct {
+        kilim_u128 m[9][112];   /* per mask (N_MASKS), per row (H): bit c = column c */
+        int rmax, cmax;         /* bottom row and right column of the bounding box (-1: empty) */
+        int n_dom, n_perf, n_cells;
+    } KilimGrid;
+    static inline kilim_u128* kilim_grid_row(KilimGrid* k, int mask) { return k->m[mask]; }
+    """
+    ctypedef unsigned long long u128 "kilim_u128"
+    ctypedef struct Kil "KilimGrid":
+        int rmax, cmax
+        int n_dom, n_perf, n_cells
+    u128* grid "kilim_grid_row"(Kil* k, int mask) noexcept nogil
+    int __builtin_clzll(unsigned long long) nogil
+
 cdef struct NEv:
     int kind, p, a, b
 
@@ -255,7 +261,7 @@ cdef u128 _probe_row = (<u128>1) << 64
 if (<unsigned char*>&_probe_row)[8] != 1:
     raise ImportError("the grid bridge (_fields) reads 128-bit rows as little-endian bytes")
 
-# ================================================================ 128-bit row helpers
+# ---------------------------------------------------------------- the grid: 128-bit rows
 cdef inline u128 bit(int c) noexcept nogil:
     return (<u128>1) << c
 
@@ -328,6 +334,8 @@ DR[:] = [-1, 0, 1, 0]            # up, right, down, left
 DC[:] = [0, 1, 0, -1]
 
 
+
+# ================================================================ set-up
 cdef class KilimCore(GameCore):
     """The rules of Kilim on one C state. `KilimCore(players=4, seed=0)` deals a new game (2 to
     5 players). The game API (notation, JSON, views) is its subclass engine.games.kilim.Kilim.
@@ -345,7 +353,6 @@ cdef class KilimCore(GameCore):
     def __init__(self, int players=4, seed=0):
         self.setup(players, self._start(players, seed))
 
-    # ============================================================ set-up
     @cython.final
     cdef void setup(self, int n, uint64_t seed) noexcept:
         cdef KState* s = &self.s
@@ -425,7 +432,7 @@ cdef class KilimCore(GameCore):
         e.b = b
         self.s.n_ev += 1
 
-    # ============================================================ moves
+    # ================================================================ move generation
     @cython.final
     cdef int current(self) noexcept:
         return -1 if self.s.phase == PH_OVER else self.s.actor
@@ -502,6 +509,317 @@ cdef class KilimCore(GameCore):
         n = self.gen_moves(buf)
         return buf[rng_below(rng, n)] if n > 0 else NO_MOVE
 
+    # ------------------------------------------------------------ placements
+    @cython.final
+    cdef int compute_slots(self, Kil* k, u128* hs, u128* vs) noexcept:
+        """Free horizontal / vertical domino positions touching the Kilim, by rows (anchor =
+        top or left cell). Returns the number of rows filled."""
+        cdef u128 o[H + 4]
+        cdef u128 e, e2, t, t2, cm = colmask()
+        cdef int nr = k.rmax + 2, r
+        if nr > H - 4:
+            nr = H - 4
+        o[0] = 0
+        for r in range(nr + 2):
+            o[r + 1] = occ(k, r)
+        o[nr + 3] = 0
+        for r in range(nr):
+            e = ~o[r + 1] & cm
+            e2 = ~o[r + 2] & cm
+            t = e & ((o[r + 1] << 1) | (o[r + 1] >> 1) | o[r] | o[r + 2])
+            t2 = e2 & ((o[r + 2] << 1) | (o[r + 2] >> 1) | o[r + 1] | o[r + 3])
+            hs[r] = e & (e >> 1) & (t | (t >> 1))
+            vs[r] = e & e2 & (t | t2)
+        return nr
+
+    @cython.final
+    cdef int gen_place(self, int* buf, int want) noexcept:
+        """Placements of the pending domino: written to buf (ascending) if buf is not NULL;
+        with want >= 0, the want-th move is returned instead. Otherwise returns the count."""
+        cdef KState* s = &self.s
+        cdef Kil* k = &s.k[s.actor]
+        cdef u128 hs[H]
+        cdef u128 vs[H]
+        cdef u128 both, x
+        cdef int nflip = 1 if (s.pl_a == s.pl_b or s.place_src == PS_MOVE) else 2
+        cdef int nr, r, c, d, f, n = 0, cnt
+        cdef int mv
+        if k.n_cells == 0:
+            for d in range(2):
+                if s.pl_dir >= 0 and d != s.pl_dir:
+                    continue
+                for f in range(nflip):
+                    mv = (K_PLACE << KSHIFT) | (ORG << 9) | (ORG << 2) | (d << 1) | f
+                    if want == n:
+                        return mv
+                    if buf != NULL:
+                        buf[n] = mv
+                    n += 1
+            return n
+        nr = self.compute_slots(k, hs, vs)
+        if s.pl_dir == 0:
+            for r in range(nr):
+                vs[r] = 0
+        elif s.pl_dir == 1:
+            for r in range(nr):
+                hs[r] = 0
+        if want < 0:
+            for r in range(nr):
+                n += pc128(hs[r]) + pc128(vs[r])
+            if buf == NULL:
+                return n * nflip
+            if n * nflip > MOST_MOVES:
+                return 0                  # no reachable Kilim has this many: never overrun buf
+            n = 0
+        for r in range(nr):
+            if buf == NULL:
+                cnt = (pc128(hs[r]) + pc128(vs[r])) * nflip
+                if want >= n + cnt:
+                    n += cnt
+                    continue
+            both = hs[r] | vs[r]
+            while both:
+                c = low128(both)
+                both &= both - 1
+                for d in range(2):
+                    x = hs[r] if d == 0 else vs[r]
+                    if not (x >> c) & 1:
+                        continue
+                    for f in range(nflip):
+                        mv = (K_PLACE << KSHIFT) | (r << 9) | (c << 2) | (d << 1) | f
+                        if want == n:
+                            return mv
+                        if buf != NULL:
+                            buf[n] = mv
+                        n += 1
+        return n
+
+    # ------------------------------------------------------------ scrap targets
+    @cython.final
+    cdef int scrap_at(self, int p, int r, int c) noexcept:
+        """The scrap woven by p at (r, c), or -1."""
+        cdef KState* s = &self.s
+        cdef int t
+        for t in range(N_SCRAPS):
+            if s.scrap_loc[t] == LOC_WOVEN + p and s.scrap_r[t] == r and s.scrap_c[t] == c:
+                return t
+        return -1
+
+    @cython.final
+    cdef u128 scrap_row(self, int p, int r) noexcept:
+        cdef KState* s = &self.s
+        cdef int t
+        cdef u128 x = 0
+        for t in range(N_SCRAPS):
+            if s.scrap_loc[t] == LOC_WOVEN + p and s.scrap_r[t] == r:
+                x |= bit(s.scrap_c[t])
+        return x
+
+    @cython.final
+    cdef u128 target_row(self, int p, int r) noexcept:
+        """Cells of row r where a scrap may go: a woven pattern without a scrap, or a hole
+        (an empty cell inside the bounding box)."""
+        cdef Kil* k = &self.s.k[p]
+        cdef u128 o = occ(k, r)
+        cdef u128 box = (bit(k.cmax + 1) - 1) & ~(bit(ORG) - 1)
+        return (o & ~self.scrap_row(p, r)) | (~o & box)
+
+    @cython.final
+    cdef int gen_scrap_targets(self, int p, int* buf) noexcept:
+        """The cells where a scrap may go (written to buf unless it is NULL); their number."""
+        cdef Kil* k = &self.s.k[p]
+        cdef int r, n = 0
+        cdef u128 x
+        if k.rmax < 0 or k.rmax >= H:
+            return 0
+        for r in range(ORG, k.rmax + 1):
+            n += pc128(self.target_row(p, r))
+        if buf == NULL:
+            return n
+        if n > MOST_MOVES:
+            return 0                      # no reachable Kilim is this large: never overrun buf
+        n = 0
+        for r in range(ORG, k.rmax + 1):
+            x = self.target_row(p, r)
+            while x:
+                buf[n] = (K_SCRAPAT << KSHIFT) | (r << 7) | low128(x)
+                n += 1
+                x &= x - 1
+        return n
+
+    # ------------------------------------------------------------ the optional window
+    @cython.final
+    cdef int held_scraps(self, int p) noexcept:
+        cdef int t, n = 0
+        for t in range(N_SCRAPS):
+            if self.s.scrap_loc[t] == LOC_HELD + p:
+                n += 1
+        return n
+
+    @cython.final
+    cdef bint has_options(self, int p) noexcept:
+        cdef int buf[MAX_MOVES]
+        cdef KState* s = &self.s
+        cdef int t
+        if s.perfect_held[p] > 0:
+            return True
+        if self.held_scraps(p) > 0 and self.gen_scrap_targets(p, NULL) > 0:
+            return True
+        for t in range(N_TOKENS):
+            if s.token_holder[t] == p and not s.token_used[t]:
+                return self.gen_window(p, buf) > 1
+        return False
+
+    @cython.final
+    cdef int gen_window(self, int p, int* buf) noexcept:
+        """DONE, then every optional action of p, in ascending move order."""
+        cdef KState* s = &self.s
+        cdef Kil* k = &s.k[p]
+        cdef int n = 0, t, r, c, d, i, no, anchor
+        cdef int opts[9]
+        cdef u128 x
+        cdef bint rot = s.token_holder[TOK_ROTATE] == p and not s.token_used[TOK_ROTATE]
+        cdef bint rem = s.token_holder[TOK_REMOVE] == p and not s.token_used[TOK_REMOVE]
+        cdef bint mov = s.token_holder[TOK_MOVE] == p and not s.token_used[TOK_MOVE]
+        cdef bint targets = self.gen_scrap_targets(p, NULL) > 0
+        if (rot or rem or mov) and (k.rmax >= H or 18 + 9 * self.count_dominoes(k) > MOST_MOVES):
+            return 0                      # no reachable Kilim has this many: never overrun buf
+        buf[n] = K_DONE << KSHIFT
+        n += 1
+        if s.token_holder[TOK_PERFECT] == p and not s.token_used[TOK_PERFECT] and s.perfect_supply > 0:
+            buf[n] = K_TAKEPERF << KSHIFT
+            n += 1
+        if s.perfect_held[p] > 0:
+            buf[n] = K_PLACEPERF << KSHIFT
+            n += 1
+        if targets:
+            for t in range(N_SCRAPS):
+                if s.scrap_loc[t] == LOC_HELD + p:
+                    buf[n] = (K_SELSCRAP << KSHIFT) | t
+                    n += 1
+        if rot and k.n_dom > 0:
+            for r in range(ORG, k.rmax + 1):
+                x = grid(k, M_HL)[r] | grid(k, M_VL)[r]
+                while x:
+                    c = low128(x)
+                    x &= x - 1
+                    d = 0 if (grid(k, M_HL)[r] >> c) & 1 else 1
+                    if not self.free_domino(p, r, c, d):
+                        continue
+                    no = self.rotate_options(p, r, c, d, opts)
+                    anchor = (r << 8) | (c << 1) | d
+                    for i in range(no):
+                        buf[n] = (K_ROTATE << KSHIFT) | (anchor << 4) | opts[i]
+                        n += 1
+        if rem:
+            n = self.list_dominoes(p, K_REMOVE, buf, n)
+            for t in range(N_SCRAPS):
+                if s.scrap_loc[t] == LOC_WOVEN + p:
+                    buf[n] = (K_REMOVESCRAP << KSHIFT) | t
+                    n += 1
+        if mov:
+            n = self.list_dominoes(p, K_MOVE, buf, n)
+            for t in range(N_SCRAPS):
+                if s.scrap_loc[t] == LOC_WOVEN + p and self.scrap_can_move(p, t):
+                    buf[n] = (K_MOVESCRAP << KSHIFT) | t
+                    n += 1
+        return n
+
+    @cython.final
+    cdef int count_dominoes(self, Kil* k) noexcept:
+        """The domino links in the rows of k's bounding box."""
+        cdef int r, n = 0
+        for r in range(ORG, k.rmax + 1):
+            n += pc128(grid(k, M_HL)[r] | grid(k, M_VL)[r])
+        return n
+
+    @cython.final
+    cdef int list_dominoes(self, int p, int kind, int* buf, int n) noexcept:
+        cdef Kil* k = &self.s.k[p]
+        cdef int r, c, d
+        cdef u128 x
+        if k.n_dom == 0:
+            return n
+        for r in range(ORG, k.rmax + 1):
+            x = grid(k, M_HL)[r] | grid(k, M_VL)[r]
+            while x:
+                c = low128(x)
+                x &= x - 1
+                d = 0 if (grid(k, M_HL)[r] >> c) & 1 else 1
+                if self.free_domino(p, r, c, d):
+                    buf[n] = (kind << KSHIFT) | (r << 8) | (c << 1) | d
+                    n += 1
+        return n
+
+    @cython.final
+    cdef bint free_domino(self, int p, int r, int c, int d) noexcept:
+        """A domino without a scrap on it (Interpretation: a scrap holds its domino in place)."""
+        return self.scrap_at(p, r, c) < 0 and self.scrap_at(p, other_r(r, d), other_c(c, d)) < 0
+
+    @cython.final
+    cdef bint touches(self, Kil* k, int r, int c) noexcept:
+        return (occupied(k, r - 1, c) or occupied(k, r + 1, c) or occupied(k, r, c - 1)
+                or occupied(k, r, c + 1))
+
+    @cython.final
+    cdef int rotate_options(self, int p, int r, int c, int d, int* opts) noexcept:
+        """Ways to turn the domino at (r, c, d): 8 swaps its patterns in place; K * 4 + dir
+        keeps half K where it is and swings the other half to that side of it."""
+        cdef Kil* k = &self.s.k[p]
+        cdef int a = cell_code(k, r, c), b = cell_code(k, other_r(r, d), other_c(c, d))
+        cdef int n = 0, K, dirn, kr, kc, orr, oc, nr_, nc
+        cdef bint alone
+        self.take_domino(p, r, c, d)
+        alone = True
+        for kr in range(k.rmax + 2 if k.rmax >= 0 else 0):
+            if occ(k, kr):
+                alone = False
+                break
+        for K in range(2):
+            kr = r if K == 0 else other_r(r, d)
+            kc = c if K == 0 else other_c(c, d)
+            orr = other_r(r, d) if K == 0 else r
+            oc = other_c(c, d) if K == 0 else c
+            for dirn in range(4):
+                nr_ = kr + DR[dirn]
+                nc = kc + DC[dirn]
+                if nr_ == orr and nc == oc:
+                    continue
+                if nr_ < 0 or nc < 0 or nr_ >= H - 4 or nc > MAX_COL - 1:
+                    continue
+                if occupied(k, nr_, nc):
+                    continue
+                if alone or self.touches(k, kr, kc) or self.touches(k, nr_, nc):
+                    opts[n] = K * 4 + dirn
+                    n += 1
+        if a != b:
+            opts[n] = 8
+            n += 1
+        self.add_domino(p, r, c, d, a, b)
+        return n
+
+    @cython.final
+    cdef bint scrap_can_move(self, int p, int t) noexcept:
+        """Whether a target is left for scrap t once it is lifted."""
+        cdef KState* s = &self.s
+        cdef Kil* k = &s.k[p]
+        cdef int r = s.scrap_r[t], c = s.scrap_c[t], code = cell_code(k, r, c)
+        cdef int n
+        if s.scrap_under[t] >= 0:
+            return True                     # the pattern under it is a target
+        set_code(k, r, c, -1)
+        s.scrap_loc[t] = LOC_OUT
+        n = 0
+        for r in range(ORG, k.rmax + 1):
+            if occ(k, r) & ~self.scrap_row(p, r):
+                n = 1
+                break
+        r = s.scrap_r[t]
+        s.scrap_loc[t] = LOC_WOVEN + p
+        set_code(k, r, c, code)
+        return n > 0
+
+    # ================================================================ playing a move
     @cython.final
     cdef void do_move(self, int move) noexcept:
         cdef KState* s = &self.s
@@ -594,7 +912,7 @@ cdef class KilimCore(GameCore):
             s.phase = PH_OVER
             s.actor = -1
 
-    # ============================================================ 1. the market
+    # ------------------------------------------------------------ 1. the market
     @cython.final
     cdef void reveal_cards(self) noexcept:
         """Everyone shows the card played; it goes to the face-up pile of used cards."""
@@ -827,7 +1145,7 @@ cdef class KilimCore(GameCore):
                 s.where[p][u] &= ~(1 << WHERE_BOARD)
         ih_private(&s.ih, 1u << p, (<uint64_t>EV_SCRAP << 56) | board)
 
-    # ============================================================ 2. the weaving
+    # ------------------------------------------------------------ 2. the weaving
     @cython.final
     cdef void start_place(self, int p, int src, int a, int b, int fixdir, int perf) noexcept:
         cdef KState* s = &self.s
@@ -838,90 +1156,6 @@ cdef class KilimCore(GameCore):
         s.pl_b = b
         s.pl_dir = fixdir
         s.pl_perf = perf
-
-    @cython.final
-    cdef int compute_slots(self, Kil* k, u128* hs, u128* vs) noexcept:
-        """Free horizontal / vertical domino positions touching the Kilim, by rows (anchor =
-        top or left cell). Returns the number of rows filled."""
-        cdef u128 o[H + 4]
-        cdef u128 e, e2, t, t2, cm = colmask()
-        cdef int nr = k.rmax + 2, r
-        if nr > H - 4:
-            nr = H - 4
-        o[0] = 0
-        for r in range(nr + 2):
-            o[r + 1] = occ(k, r)
-        o[nr + 3] = 0
-        for r in range(nr):
-            e = ~o[r + 1] & cm
-            e2 = ~o[r + 2] & cm
-            t = e & ((o[r + 1] << 1) | (o[r + 1] >> 1) | o[r] | o[r + 2])
-            t2 = e2 & ((o[r + 2] << 1) | (o[r + 2] >> 1) | o[r + 1] | o[r + 3])
-            hs[r] = e & (e >> 1) & (t | (t >> 1))
-            vs[r] = e & e2 & (t | t2)
-        return nr
-
-    @cython.final
-    cdef int gen_place(self, int* buf, int want) noexcept:
-        """Placements of the pending domino: written to buf (ascending) if buf is not NULL;
-        with want >= 0, the want-th move is returned instead. Otherwise returns the count."""
-        cdef KState* s = &self.s
-        cdef Kil* k = &s.k[s.actor]
-        cdef u128 hs[H]
-        cdef u128 vs[H]
-        cdef u128 both, x
-        cdef int nflip = 1 if (s.pl_a == s.pl_b or s.place_src == PS_MOVE) else 2
-        cdef int nr, r, c, d, f, n = 0, cnt
-        cdef int mv
-        if k.n_cells == 0:
-            for d in range(2):
-                if s.pl_dir >= 0 and d != s.pl_dir:
-                    continue
-                for f in range(nflip):
-                    mv = (K_PLACE << KSHIFT) | (ORG << 9) | (ORG << 2) | (d << 1) | f
-                    if want == n:
-                        return mv
-                    if buf != NULL:
-                        buf[n] = mv
-                    n += 1
-            return n
-        nr = self.compute_slots(k, hs, vs)
-        if s.pl_dir == 0:
-            for r in range(nr):
-                vs[r] = 0
-        elif s.pl_dir == 1:
-            for r in range(nr):
-                hs[r] = 0
-        if want < 0:
-            for r in range(nr):
-                n += pc128(hs[r]) + pc128(vs[r])
-            if buf == NULL:
-                return n * nflip
-            if n * nflip > MOST_MOVES:
-                return 0                  # no reachable Kilim has this many: never overrun buf
-            n = 0
-        for r in range(nr):
-            if buf == NULL:
-                cnt = (pc128(hs[r]) + pc128(vs[r])) * nflip
-                if want >= n + cnt:
-                    n += cnt
-                    continue
-            both = hs[r] | vs[r]
-            while both:
-                c = low128(both)
-                both &= both - 1
-                for d in range(2):
-                    x = hs[r] if d == 0 else vs[r]
-                    if not (x >> c) & 1:
-                        continue
-                    for f in range(nflip):
-                        mv = (K_PLACE << KSHIFT) | (r << 9) | (c << 2) | (d << 1) | f
-                        if want == n:
-                            return mv
-                        if buf != NULL:
-                            buf[n] = mv
-                        n += 1
-        return n
 
     @cython.final
     cdef void add_domino(self, int p, int r, int c, int d, int a, int b) noexcept:
@@ -1016,58 +1250,6 @@ cdef class KilimCore(GameCore):
 
     # ------------------------------------------------------------ scraps
     @cython.final
-    cdef int scrap_at(self, int p, int r, int c) noexcept:
-        """The scrap woven by p at (r, c), or -1."""
-        cdef KState* s = &self.s
-        cdef int t
-        for t in range(N_SCRAPS):
-            if s.scrap_loc[t] == LOC_WOVEN + p and s.scrap_r[t] == r and s.scrap_c[t] == c:
-                return t
-        return -1
-
-    @cython.final
-    cdef u128 scrap_row(self, int p, int r) noexcept:
-        cdef KState* s = &self.s
-        cdef int t
-        cdef u128 x = 0
-        for t in range(N_SCRAPS):
-            if s.scrap_loc[t] == LOC_WOVEN + p and s.scrap_r[t] == r:
-                x |= bit(s.scrap_c[t])
-        return x
-
-    @cython.final
-    cdef u128 target_row(self, int p, int r) noexcept:
-        """Cells of row r where a scrap may go: a woven pattern without a scrap, or a hole
-        (an empty cell inside the bounding box)."""
-        cdef Kil* k = &self.s.k[p]
-        cdef u128 o = occ(k, r)
-        cdef u128 box = (bit(k.cmax + 1) - 1) & ~(bit(ORG) - 1)
-        return (o & ~self.scrap_row(p, r)) | (~o & box)
-
-    @cython.final
-    cdef int gen_scrap_targets(self, int p, int* buf) noexcept:
-        """The cells where a scrap may go (written to buf unless it is NULL); their number."""
-        cdef Kil* k = &self.s.k[p]
-        cdef int r, n = 0
-        cdef u128 x
-        if k.rmax < 0 or k.rmax >= H:
-            return 0
-        for r in range(ORG, k.rmax + 1):
-            n += pc128(self.target_row(p, r))
-        if buf == NULL:
-            return n
-        if n > MOST_MOVES:
-            return 0                      # no reachable Kilim is this large: never overrun buf
-        n = 0
-        for r in range(ORG, k.rmax + 1):
-            x = self.target_row(p, r)
-            while x:
-                buf[n] = (K_SCRAPAT << KSHIFT) | (r << 7) | low128(x)
-                n += 1
-                x &= x - 1
-        return n
-
-    @cython.final
     cdef void put_scrap(self, int p, int t, int r, int c) noexcept:
         cdef KState* s = &self.s
         cdef Kil* k = &s.k[p]
@@ -1092,53 +1274,6 @@ cdef class KilimCore(GameCore):
         self.normalize(p)
 
     # ------------------------------------------------------------ Artisan tokens
-    @cython.final
-    cdef bint free_domino(self, int p, int r, int c, int d) noexcept:
-        """A domino without a scrap on it (Interpretation: a scrap holds its domino in place)."""
-        return self.scrap_at(p, r, c) < 0 and self.scrap_at(p, other_r(r, d), other_c(c, d)) < 0
-
-    @cython.final
-    cdef bint touches(self, Kil* k, int r, int c) noexcept:
-        return (occupied(k, r - 1, c) or occupied(k, r + 1, c) or occupied(k, r, c - 1)
-                or occupied(k, r, c + 1))
-
-    @cython.final
-    cdef int rotate_options(self, int p, int r, int c, int d, int* opts) noexcept:
-        """Ways to turn the domino at (r, c, d): 8 swaps its patterns in place; K * 4 + dir
-        keeps half K where it is and swings the other half to that side of it."""
-        cdef Kil* k = &self.s.k[p]
-        cdef int a = cell_code(k, r, c), b = cell_code(k, other_r(r, d), other_c(c, d))
-        cdef int n = 0, K, dirn, kr, kc, orr, oc, nr_, nc
-        cdef bint alone
-        self.take_domino(p, r, c, d)
-        alone = True
-        for kr in range(k.rmax + 2 if k.rmax >= 0 else 0):
-            if occ(k, kr):
-                alone = False
-                break
-        for K in range(2):
-            kr = r if K == 0 else other_r(r, d)
-            kc = c if K == 0 else other_c(c, d)
-            orr = other_r(r, d) if K == 0 else r
-            oc = other_c(c, d) if K == 0 else c
-            for dirn in range(4):
-                nr_ = kr + DR[dirn]
-                nc = kc + DC[dirn]
-                if nr_ == orr and nc == oc:
-                    continue
-                if nr_ < 0 or nc < 0 or nr_ >= H - 4 or nc > MAX_COL - 1:
-                    continue
-                if occupied(k, nr_, nc):
-                    continue
-                if alone or self.touches(k, kr, kc) or self.touches(k, nr_, nc):
-                    opts[n] = K * 4 + dirn
-                    n += 1
-        if a != b:
-            opts[n] = 8
-            n += 1
-        self.add_domino(p, r, c, d, a, b)
-        return n
-
     @cython.final
     cdef void rotate(self, int p, int anchor, int opt) noexcept:
         cdef Kil* k = &self.s.k[p]
@@ -1183,132 +1318,7 @@ cdef class KilimCore(GameCore):
         self.normalize(p)
         self.start_place(p, PS_MOVE, a, b, d, a == PERF)
 
-    # ------------------------------------------------------------ the optional window
-    @cython.final
-    cdef int held_scraps(self, int p) noexcept:
-        cdef int t, n = 0
-        for t in range(N_SCRAPS):
-            if self.s.scrap_loc[t] == LOC_HELD + p:
-                n += 1
-        return n
-
-    @cython.final
-    cdef bint has_options(self, int p) noexcept:
-        cdef int buf[MAX_MOVES]
-        cdef KState* s = &self.s
-        cdef int t
-        if s.perfect_held[p] > 0:
-            return True
-        if self.held_scraps(p) > 0 and self.gen_scrap_targets(p, NULL) > 0:
-            return True
-        for t in range(N_TOKENS):
-            if s.token_holder[t] == p and not s.token_used[t]:
-                return self.gen_window(p, buf) > 1
-        return False
-
-    @cython.final
-    cdef int gen_window(self, int p, int* buf) noexcept:
-        """DONE, then every optional action of p, in ascending move order."""
-        cdef KState* s = &self.s
-        cdef Kil* k = &s.k[p]
-        cdef int n = 0, t, r, c, d, i, no, anchor
-        cdef int opts[9]
-        cdef u128 x
-        cdef bint rot = s.token_holder[TOK_ROTATE] == p and not s.token_used[TOK_ROTATE]
-        cdef bint rem = s.token_holder[TOK_REMOVE] == p and not s.token_used[TOK_REMOVE]
-        cdef bint mov = s.token_holder[TOK_MOVE] == p and not s.token_used[TOK_MOVE]
-        cdef bint targets = self.gen_scrap_targets(p, NULL) > 0
-        if (rot or rem or mov) and (k.rmax >= H or 18 + 9 * self.count_dominoes(k) > MOST_MOVES):
-            return 0                      # no reachable Kilim has this many: never overrun buf
-        buf[n] = K_DONE << KSHIFT
-        n += 1
-        if s.token_holder[TOK_PERFECT] == p and not s.token_used[TOK_PERFECT] and s.perfect_supply > 0:
-            buf[n] = K_TAKEPERF << KSHIFT
-            n += 1
-        if s.perfect_held[p] > 0:
-            buf[n] = K_PLACEPERF << KSHIFT
-            n += 1
-        if targets:
-            for t in range(N_SCRAPS):
-                if s.scrap_loc[t] == LOC_HELD + p:
-                    buf[n] = (K_SELSCRAP << KSHIFT) | t
-                    n += 1
-        if rot and k.n_dom > 0:
-            for r in range(ORG, k.rmax + 1):
-                x = grid(k, M_HL)[r] | grid(k, M_VL)[r]
-                while x:
-                    c = low128(x)
-                    x &= x - 1
-                    d = 0 if (grid(k, M_HL)[r] >> c) & 1 else 1
-                    if not self.free_domino(p, r, c, d):
-                        continue
-                    no = self.rotate_options(p, r, c, d, opts)
-                    anchor = (r << 8) | (c << 1) | d
-                    for i in range(no):
-                        buf[n] = (K_ROTATE << KSHIFT) | (anchor << 4) | opts[i]
-                        n += 1
-        if rem:
-            n = self.list_dominoes(p, K_REMOVE, buf, n)
-            for t in range(N_SCRAPS):
-                if s.scrap_loc[t] == LOC_WOVEN + p:
-                    buf[n] = (K_REMOVESCRAP << KSHIFT) | t
-                    n += 1
-        if mov:
-            n = self.list_dominoes(p, K_MOVE, buf, n)
-            for t in range(N_SCRAPS):
-                if s.scrap_loc[t] == LOC_WOVEN + p and self.scrap_can_move(p, t):
-                    buf[n] = (K_MOVESCRAP << KSHIFT) | t
-                    n += 1
-        return n
-
-    @cython.final
-    cdef int count_dominoes(self, Kil* k) noexcept:
-        """The domino links in the rows of k's bounding box."""
-        cdef int r, n = 0
-        for r in range(ORG, k.rmax + 1):
-            n += pc128(grid(k, M_HL)[r] | grid(k, M_VL)[r])
-        return n
-
-    @cython.final
-    cdef int list_dominoes(self, int p, int kind, int* buf, int n) noexcept:
-        cdef Kil* k = &self.s.k[p]
-        cdef int r, c, d
-        cdef u128 x
-        if k.n_dom == 0:
-            return n
-        for r in range(ORG, k.rmax + 1):
-            x = grid(k, M_HL)[r] | grid(k, M_VL)[r]
-            while x:
-                c = low128(x)
-                x &= x - 1
-                d = 0 if (grid(k, M_HL)[r] >> c) & 1 else 1
-                if self.free_domino(p, r, c, d):
-                    buf[n] = (kind << KSHIFT) | (r << 8) | (c << 1) | d
-                    n += 1
-        return n
-
-    @cython.final
-    cdef bint scrap_can_move(self, int p, int t) noexcept:
-        """Whether a target is left for scrap t once it is lifted."""
-        cdef KState* s = &self.s
-        cdef Kil* k = &s.k[p]
-        cdef int r = s.scrap_r[t], c = s.scrap_c[t], code = cell_code(k, r, c)
-        cdef int n
-        if s.scrap_under[t] >= 0:
-            return True                     # the pattern under it is a target
-        set_code(k, r, c, -1)
-        s.scrap_loc[t] = LOC_OUT
-        n = 0
-        for r in range(ORG, k.rmax + 1):
-            if occ(k, r) & ~self.scrap_row(p, r):
-                n = 1
-                break
-        r = s.scrap_r[t]
-        s.scrap_loc[t] = LOC_WOVEN + p
-        set_code(k, r, c, code)
-        return n > 0
-
-    # ============================================================ 3. end of a turn, of a day
+    # ------------------------------------------------------------ 3. end of a turn, of a day
     @cython.final
     cdef bint end_turn(self) noexcept:
         """Reveal the next domino, or end the day (cards and tokens come back), or the game.
@@ -1345,7 +1355,7 @@ cdef class KilimCore(GameCore):
         s.actor = 0
         return True
 
-    # ============================================================ scoring
+    # ================================================================ scoring
     @cython.final
     cdef int kilim_score(self, int p, int* largest, int* parts) noexcept:
         """Points of p's Kilim without the largest-group bonus; largest[t] gets the size of
@@ -1466,16 +1476,44 @@ cdef class KilimCore(GameCore):
             key[p] = <long long>sc[p] * 1000 + self.s.k[p].n_cells    # tie-break: largest Kilim
         win_shares(key, self.s.n, out)
 
-    # ============================================================ copying
-    @cython.final
-    cdef void* raw_state(self) noexcept:
-        return &self.s
+    def scores(self) -> list:
+        """Current points of every Kilim, the largest-group bonuses included."""
+        cdef int sc[5]
+        cdef int bonus[5]
+        self.all_scores(sc, bonus)
+        return [sc[p] for p in range(self.s.n)]
 
-    @cython.final
-    cdef size_t raw_size(self) noexcept:
-        return sizeof(KState)
+    def score_lines(self, int p) -> dict:
+        """The rulebook's score lines for player p."""
+        self._check_player(p)
+        cdef int sc[5]
+        cdef int bonus[5]
+        cdef int largest[5]
+        cdef int parts[4]
+        self.all_scores(sc, bonus)
+        self.kilim_score(p, largest, parts)
+        return {"rectangle": parts[0], "types": parts[1], "adjacent": parts[2],
+                "largest_group": bonus[p], "torn": parts[3], "total": sc[p]}
 
-    # ============================================================ information
+    def largest_groups(self, int p) -> list:
+        """The size of p's largest group of each pattern type A-E."""
+        self._check_player(p)
+        cdef int largest[5]
+        self.kilim_score(p, largest, NULL)
+        return [largest[t] for t in range(N_TYPES)]
+
+    def kilim_size(self, int p) -> int:
+        """The cells woven in p's Kilim (the tie-break)."""
+        self._check_player(p)
+        return self.s.k[p].n_cells
+
+    def ranking(self) -> list:
+        """Final places (1 = first): points, then the largest Kilim; fully tied share a place."""
+        sc = self.scores()
+        keys = [(sc[p], self.s.k[p].n_cells) for p in range(self.s.n)]
+        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
+
+    # ================================================================ information
     @cython.final
     cdef uint32_t pending_options(self, int q) noexcept:
         """The choices q may have made face down at this point (empty if q has none pending)."""
@@ -1631,45 +1669,16 @@ cdef class KilimCore(GameCore):
                 ti += 1
             shuffle_bytes(rng, &s.piles[g][start], remaining)
 
-    # ============================================================ scoring, for Python
-    def scores(self) -> list:
-        """Current points of every Kilim, the largest-group bonuses included."""
-        cdef int sc[5]
-        cdef int bonus[5]
-        self.all_scores(sc, bonus)
-        return [sc[p] for p in range(self.s.n)]
+    # ================================================================ copying
+    @cython.final
+    cdef void* raw_state(self) noexcept:
+        return &self.s
 
-    def score_lines(self, int p) -> dict:
-        """The rulebook's score lines for player p."""
-        self._check_player(p)
-        cdef int sc[5]
-        cdef int bonus[5]
-        cdef int largest[5]
-        cdef int parts[4]
-        self.all_scores(sc, bonus)
-        self.kilim_score(p, largest, parts)
-        return {"rectangle": parts[0], "types": parts[1], "adjacent": parts[2],
-                "largest_group": bonus[p], "torn": parts[3], "total": sc[p]}
+    @cython.final
+    cdef size_t raw_size(self) noexcept:
+        return sizeof(KState)
 
-    def largest_groups(self, int p) -> list:
-        """The size of p's largest group of each pattern type A-E."""
-        self._check_player(p)
-        cdef int largest[5]
-        self.kilim_score(p, largest, NULL)
-        return [largest[t] for t in range(N_TYPES)]
-
-    def kilim_size(self, int p) -> int:
-        """The cells woven in p's Kilim (the tie-break)."""
-        self._check_player(p)
-        return self.s.k[p].n_cells
-
-    def ranking(self) -> list:
-        """Final places (1 = first): points, then the largest Kilim; fully tied share a place."""
-        sc = self.scores()
-        keys = [(sc[p], self.s.k[p].n_cells) for p in range(self.s.n)]
-        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
-
-    # ============================================================ the bridge to the Python half
+    # ================================================================ the bridge
     def _fields(self) -> dict:
         """Every field of the C state as Python values (ints, lists, dicts). Each Kilim's grid
         is k[p]["m"]: one int per mask, row r in bits 128 r to 128 r + 127 (see KilimGrid)."""
