@@ -3,8 +3,9 @@
 
 The sections are those of the game-module contract (cext/core.pxd), in its order, and the
 rules read top to bottom like the rulebook: the component table; moves and phases (the phases
-and steps of a turn, the move kinds, the kinds of the narration events); the state (KState,
-each Kilim a grid of 128-bit rows: one mask per pattern code plus the domino links); set-up (the deal); move generation (cards and offers, placements,
+and steps of a turn, the move kinds and their argument accessors, the kinds of the narration
+log); the state (KilimState, each Kilim a grid of 128-bit rows: one mask per pattern code
+plus the domino links); set-up (the deal); move generation (cards and offers, placements,
 scrap targets, the optional window); playing a move (the market: cards, spies, the auction,
 Scrap Bag, Artisan; the weaving: placements, scraps, Artisan tokens; then the end of a turn
 and of a day); scoring and the tie-break; information (hashes, scrap knowledge,
@@ -18,6 +19,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset, memmove, memcpy
 from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
+from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes, win_shares
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
@@ -131,22 +133,23 @@ cpdef enum:
     PS_PERFECT = 1
     PS_MOVE = 2
 
-    KSHIFT = 24
-    K_CARD = 1               # | card
-    K_BID = 2                # | gold value
-    K_SCRAPPICK = 3          # | type
-    K_TOKENPICK = 4          # | token
-    K_PLACE = 5              # | r << 9 | c << 2 | d << 1 | flip
-    K_DONE = 6
-    K_TAKEPERF = 7
-    K_PLACEPERF = 8
-    K_SELSCRAP = 9           # | type
-    K_ROTATE = 10            # | anchor << 4 | option
-    K_REMOVE = 11            # | anchor  (anchor = r << 8 | c << 1 | d)
-    K_REMOVESCRAP = 12       # | type
-    K_MOVE = 13              # | anchor
-    K_MOVESCRAP = 14         # | type
-    K_SCRAPAT = 15           # | r << 7 | c
+    # move kinds: a move is make_move(kind, argument) (cext/moves.pxd); the kinds of a window
+    # are numbered in the order it lists them
+    MV_CARD = 1              # the card: 1..15 Gold, C_SPY, C_SCRAP, C_ART
+    MV_BID = 2               # the Gold card's value
+    MV_SCRAPPICK = 3         # the scrap's type
+    MV_TOKENPICK = 4         # the token
+    MV_PLACE = 5             # place_arg(row, col, dir, flip)
+    MV_DONE = 6
+    MV_TAKEPERF = 7
+    MV_PLACEPERF = 8
+    MV_SELSCRAP = 9          # the scrap's type
+    MV_ROTATE = 10           # rotate_arg(anchor, option)
+    MV_REMOVE = 11           # the domino's anchor
+    MV_REMOVESCRAP = 12      # the scrap's type
+    MV_MOVE = 13             # the domino's anchor
+    MV_MOVESCRAP = 14        # the scrap's type
+    MV_SCRAPAT = 15          # cell_arg(row, col)
     NO_MOVE = 0              # what random_move returns when there is no legal move (see do_move)
 
     LOC_BOARD = -1           # scrap locations: on the board, held (face down) by p, woven by p,
@@ -181,6 +184,57 @@ cpdef enum:
     N_GAMEOVER = 13
     N_RING = 64
 
+# The packed move arguments, each number with its accessor (cpdef: the Python half's notation
+# reads them too). A placement: the anchor cell (the top or left half), the direction (0
+# across, 1 down) and whether the domino's halves are swapped.
+cpdef int place_arg(int r, int c, int d, int flip) noexcept nogil:
+    return (r << 9) | (c << 2) | (d << 1) | flip
+
+cpdef int place_row(int x) noexcept nogil:
+    return (x >> 9) & 127
+
+cpdef int place_col(int x) noexcept nogil:
+    return (x >> 2) & 127
+
+cpdef int place_dir(int x) noexcept nogil:
+    return (x >> 1) & 1
+
+cpdef int place_flip(int x) noexcept nogil:
+    return x & 1
+
+# A woven domino (Rotate, Remove, Move): its anchor, the top or left cell and the direction.
+cpdef int anchor_of(int r, int c, int d) noexcept nogil:
+    return (r << 8) | (c << 1) | d
+
+cpdef int anchor_row(int anchor) noexcept nogil:
+    return anchor >> 8
+
+cpdef int anchor_col(int anchor) noexcept nogil:
+    return (anchor >> 1) & 127
+
+cpdef int anchor_dir(int anchor) noexcept nogil:
+    return anchor & 1
+
+# A rotation: the domino's anchor and one of its rotate_options.
+cpdef int rotate_arg(int anchor, int option) noexcept nogil:
+    return (anchor << 4) | option
+
+cpdef int rotate_anchor(int x) noexcept nogil:
+    return x >> 4
+
+cpdef int rotate_option(int x) noexcept nogil:
+    return x & 15
+
+# A cell for a scrap.
+cpdef int cell_arg(int r, int c) noexcept nogil:
+    return (r << 7) | c
+
+cpdef int cell_row(int x) noexcept nogil:
+    return x >> 7
+
+cpdef int cell_col(int x) noexcept nogil:
+    return x & 127
+
 # ================================================================ state
 # One Kilim, declared in C. Cython is shown its extent and counts but not its grid `m`, so
 # that the automatic struct <-> dict conversion of the state (`_fields`, `_set_fields`) skips
@@ -208,7 +262,7 @@ cdef extern from *:
 cdef struct NEv:
     int kind, p, a, b
 
-cdef struct KState:
+cdef struct KilimState:
     bint tracking                    # StateHead (core.pxd): these three fields first
     InfoHash ih
     EventLog log
@@ -252,9 +306,9 @@ cdef struct KState:
 if MOST_MOVES > MAX_MOVES:
     raise ImportError("a Kilim position can have more moves than a move buffer holds")
 
-cdef KState _layout_probe
+cdef KilimState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
-    raise ImportError("KState must begin with the fields of StateHead (cext/core.pxd)")
+    raise ImportError("KilimState must begin with the fields of StateHead (cext/core.pxd)")
 if <size_t>(<char*>&_layout_probe.k[0].rmax - <char*>&_layout_probe.k[0]) != N_MASKS * H * sizeof(u128):
     raise ImportError("KilimGrid's grid must be N_MASKS x H rows")
 cdef u128 _probe_row = (<u128>1) << 64
@@ -341,7 +395,7 @@ cdef class KilimCore(GameCore):
     5 players). The game API (notation, JSON, views) is its subclass engine.games.kilim.Kilim.
     Every cdef method is final: called directly, never through the vtable, although Python
     may subclass the type."""
-    cdef KState s
+    cdef KilimState s
     name = "kilim"
     title = "Kilim"
     aliases = ()
@@ -355,11 +409,11 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void setup(self, int n, uint64_t seed) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int g, i, p, t, size, k, regs
         cdef i8 ids[15]
         cdef i8 torn[5]
-        memset(s, 0, sizeof(KState))
+        memset(s, 0, sizeof(KilimState))
         s.n = n
         s.gold_max = GOLD_MAX_DUEL if n == 2 else GOLD_MAX
         s.tracking = True
@@ -412,7 +466,7 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void reveal_domino(self) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int d = s.piles[s.day][s.pile_pos]
         s.pile_pos += 1
         s.on_table = d
@@ -439,34 +493,34 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int n = 0, v, t
         cdef uint32_t h
         cdef int ph = s.phase
         if ph == PH_CARD:
             h = s.hand[s.actor]
             while h:
-                buf[n] = (K_CARD << KSHIFT) | lowest_bit(h)
+                buf[n] = make_move(MV_CARD, lowest_bit(h))
                 n += 1
                 h &= h - 1
             return n
         if ph == PH_SPY or ph == PH_SCRAPBID or ph == PH_ARTBID:
             h = self.bid_options(s.actor, ph)
             while h:
-                buf[n] = (K_BID << KSHIFT) | lowest_bit(h)
+                buf[n] = make_move(MV_BID, lowest_bit(h))
                 n += 1
                 h &= h - 1
             return n
         if ph == PH_SCRAPPICK:
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_BOARD:
-                    buf[n] = (K_SCRAPPICK << KSHIFT) | t
+                    buf[n] = make_move(MV_SCRAPPICK, t)
                     n += 1
             return n
         if ph == PH_TOKENPICK:
             for t in range(N_TOKENS):
                 if s.token_holder[t] < 0:
-                    buf[n] = (K_TOKENPICK << KSHIFT) | t
+                    buf[n] = make_move(MV_TOKENPICK, t)
                     n += 1
             return n
         if ph == PH_PLACE:
@@ -481,7 +535,7 @@ cdef class KilimCore(GameCore):
     cdef uint32_t bid_options(self, int p, int ph) noexcept:
         """Gold cards p may play: any (Spy); above the winning offer if p has one, else any as
         a discard (Scrap Bag); below it if p has one, else any as a discard (Artisan)."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef uint32_t gold = s.hand[p] & ((1u << (GOLD_MAX + 1)) - 2)
         cdef uint32_t ok
         if ph == PH_SCRAPBID:
@@ -494,7 +548,7 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef int random_move(self, Rng* rng) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef uint32_t h
         cdef int buf[MAX_MOVES]
         cdef int n
@@ -502,7 +556,7 @@ cdef class KilimCore(GameCore):
             h = s.hand[s.actor]
             if h == 0:
                 return NO_MOVE
-            return (K_CARD << KSHIFT) | nth_bit(h, rng_below(rng, popcount(h)))
+            return make_move(MV_CARD, nth_bit(h, rng_below(rng, popcount(h))))
         if s.phase == PH_PLACE:
             n = self.gen_place(NULL, -1)
             return self.gen_place(NULL, rng_below(rng, n)) if n > 0 else NO_MOVE
@@ -536,7 +590,7 @@ cdef class KilimCore(GameCore):
     cdef int gen_place(self, int* buf, int want) noexcept:
         """Placements of the pending domino: written to buf (ascending) if buf is not NULL;
         with want >= 0, the want-th move is returned instead. Otherwise returns the count."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[s.actor]
         cdef u128 hs[H]
         cdef u128 vs[H]
@@ -549,7 +603,7 @@ cdef class KilimCore(GameCore):
                 if s.pl_dir >= 0 and d != s.pl_dir:
                     continue
                 for f in range(nflip):
-                    mv = (K_PLACE << KSHIFT) | (ORG << 9) | (ORG << 2) | (d << 1) | f
+                    mv = make_move(MV_PLACE, place_arg(ORG, ORG, d, f))
                     if want == n:
                         return mv
                     if buf != NULL:
@@ -586,7 +640,7 @@ cdef class KilimCore(GameCore):
                     if not (x >> c) & 1:
                         continue
                     for f in range(nflip):
-                        mv = (K_PLACE << KSHIFT) | (r << 9) | (c << 2) | (d << 1) | f
+                        mv = make_move(MV_PLACE, place_arg(r, c, d, f))
                         if want == n:
                             return mv
                         if buf != NULL:
@@ -598,7 +652,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef int scrap_at(self, int p, int r, int c) noexcept:
         """The scrap woven by p at (r, c), or -1."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int t
         for t in range(N_SCRAPS):
             if s.scrap_loc[t] == LOC_WOVEN + p and s.scrap_r[t] == r and s.scrap_c[t] == c:
@@ -607,7 +661,7 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef u128 scrap_row(self, int p, int r) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int t
         cdef u128 x = 0
         for t in range(N_SCRAPS):
@@ -642,7 +696,7 @@ cdef class KilimCore(GameCore):
         for r in range(ORG, k.rmax + 1):
             x = self.target_row(p, r)
             while x:
-                buf[n] = (K_SCRAPAT << KSHIFT) | (r << 7) | low128(x)
+                buf[n] = make_move(MV_SCRAPAT, cell_arg(r, low128(x)))
                 n += 1
                 x &= x - 1
         return n
@@ -659,7 +713,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef bint has_options(self, int p) noexcept:
         cdef int buf[MAX_MOVES]
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int t
         if s.perfect_held[p] > 0:
             return True
@@ -673,7 +727,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef int gen_window(self, int p, int* buf) noexcept:
         """DONE, then every optional action of p, in ascending move order."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
         cdef int n = 0, t, r, c, d, i, no, anchor
         cdef int opts[9]
@@ -684,18 +738,18 @@ cdef class KilimCore(GameCore):
         cdef bint targets = self.gen_scrap_targets(p, NULL) > 0
         if (rot or rem or mov) and (k.rmax >= H or 18 + 9 * self.count_dominoes(k) > MOST_MOVES):
             return 0                      # no reachable Kilim has this many: never overrun buf
-        buf[n] = K_DONE << KSHIFT
+        buf[n] = make_move(MV_DONE, 0)
         n += 1
         if s.token_holder[TOK_PERFECT] == p and not s.token_used[TOK_PERFECT] and s.perfect_supply > 0:
-            buf[n] = K_TAKEPERF << KSHIFT
+            buf[n] = make_move(MV_TAKEPERF, 0)
             n += 1
         if s.perfect_held[p] > 0:
-            buf[n] = K_PLACEPERF << KSHIFT
+            buf[n] = make_move(MV_PLACEPERF, 0)
             n += 1
         if targets:
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_HELD + p:
-                    buf[n] = (K_SELSCRAP << KSHIFT) | t
+                    buf[n] = make_move(MV_SELSCRAP, t)
                     n += 1
         if rot and k.n_dom > 0:
             for r in range(ORG, k.rmax + 1):
@@ -707,21 +761,21 @@ cdef class KilimCore(GameCore):
                     if not self.free_domino(p, r, c, d):
                         continue
                     no = self.rotate_options(p, r, c, d, opts)
-                    anchor = (r << 8) | (c << 1) | d
+                    anchor = anchor_of(r, c, d)
                     for i in range(no):
-                        buf[n] = (K_ROTATE << KSHIFT) | (anchor << 4) | opts[i]
+                        buf[n] = make_move(MV_ROTATE, rotate_arg(anchor, opts[i]))
                         n += 1
         if rem:
-            n = self.list_dominoes(p, K_REMOVE, buf, n)
+            n = self.list_dominoes(p, MV_REMOVE, buf, n)
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_WOVEN + p:
-                    buf[n] = (K_REMOVESCRAP << KSHIFT) | t
+                    buf[n] = make_move(MV_REMOVESCRAP, t)
                     n += 1
         if mov:
-            n = self.list_dominoes(p, K_MOVE, buf, n)
+            n = self.list_dominoes(p, MV_MOVE, buf, n)
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_WOVEN + p and self.scrap_can_move(p, t):
-                    buf[n] = (K_MOVESCRAP << KSHIFT) | t
+                    buf[n] = make_move(MV_MOVESCRAP, t)
                     n += 1
         return n
 
@@ -747,7 +801,7 @@ cdef class KilimCore(GameCore):
                 x &= x - 1
                 d = 0 if (grid(k, M_HL)[r] >> c) & 1 else 1
                 if self.free_domino(p, r, c, d):
-                    buf[n] = (kind << KSHIFT) | (r << 8) | (c << 1) | d
+                    buf[n] = make_move(kind, anchor_of(r, c, d))
                     n += 1
         return n
 
@@ -801,7 +855,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef bint scrap_can_move(self, int p, int t) noexcept:
         """Whether a target is left for scrap t once it is lifted."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
         cdef int r = s.scrap_r[t], c = s.scrap_c[t], code = cell_code(k, r, c)
         cdef int n
@@ -822,12 +876,12 @@ cdef class KilimCore(GameCore):
     # ================================================================ playing a move
     @cython.final
     cdef void do_move(self, int move) noexcept:
-        cdef KState* s = &self.s
-        cdef int kind = move >> KSHIFT
-        cdef int x = move & ((1 << KSHIFT) - 1)
+        cdef KilimState* s = &self.s
+        cdef int kind = move_kind(move)
+        cdef int x = move_arg(move)
         cdef int p = s.actor
         cdef int q
-        if kind == K_CARD:
+        if kind == MV_CARD:
             s.choice[p] = x
             if s.tracking:
                 ih_private(&s.ih, 1u << p, (<uint64_t>EV_CHOICE << 56) | <uint64_t>x)
@@ -838,11 +892,11 @@ cdef class KilimCore(GameCore):
             self.advance()
             return
         if s.tracking:
-            if kind == K_BID or kind == K_SCRAPPICK:
+            if kind == MV_BID or kind == MV_SCRAPPICK:
                 ih_private(&s.ih, 1u << p, (<uint64_t>EV_BID << 56) | (<uint64_t>kind << 32) | <uint64_t>x)
             else:
                 ih_public(&s.ih, (<uint64_t>EV_MOVE << 56) | (<uint64_t>p << 32) | <uint32_t>move)
-        if kind == K_BID:
+        if kind == MV_BID:
             if s.phase == PH_SPY:
                 s.spy_bid[p] = x
             elif s.phase == PH_SCRAPBID:
@@ -851,59 +905,59 @@ cdef class KilimCore(GameCore):
                 s.art_bid[p] = x
             s.seat_iter = p + 1
             self.advance()
-        elif kind == K_SCRAPPICK:
+        elif kind == MV_SCRAPPICK:
             self.pick_scrap(p, x)
             self.advance()
-        elif kind == K_TOKENPICK:
+        elif kind == MV_TOKENPICK:
             s.token_holder[x] = p
             if s.tracking:
                 self.note(N_TOKEN, p, x, 0)
             self.advance()
-        elif kind == K_PLACE:
-            self.place(p, (x >> 9) & 127, (x >> 2) & 127, (x >> 1) & 1, x & 1)
+        elif kind == MV_PLACE:
+            self.place(p, place_row(x), place_col(x), place_dir(x), place_flip(x))
             self.advance()
-        elif kind == K_DONE:
+        elif kind == MV_DONE:
             s.seat_iter = p + 1
             self.advance()
-        elif kind == K_TAKEPERF:
+        elif kind == MV_TAKEPERF:
             s.token_used[TOK_PERFECT] = 1
             s.perfect_supply -= 1
             s.perfect_held[p] += 1
             self.advance()
-        elif kind == K_PLACEPERF:
+        elif kind == MV_PLACEPERF:
             s.perfect_held[p] -= 1
             self.start_place(p, PS_PERFECT, PERF, PERF, -1, 1)
-        elif kind == K_SELSCRAP:
+        elif kind == MV_SELSCRAP:
             s.scrap_loc[x] = LOC_SEL + p
             s.sel_scrap = x
             s.phase = PH_SCRAPAT
             if s.tracking:
                 for q in range(s.n):
                     s.where[q][x] = <u8>(1 << p)
-        elif kind == K_ROTATE:
+        elif kind == MV_ROTATE:
             s.token_used[TOK_ROTATE] = 1
-            self.rotate(p, x >> 4, x & 15)
+            self.rotate(p, rotate_anchor(x), rotate_option(x))
             self.advance()
-        elif kind == K_REMOVE:
+        elif kind == MV_REMOVE:
             s.token_used[TOK_REMOVE] = 1
             self.remove_domino(p, x)
             self.advance()
-        elif kind == K_REMOVESCRAP:
+        elif kind == MV_REMOVESCRAP:
             s.token_used[TOK_REMOVE] = 1
             self.lift_scrap(p, x)
             s.scrap_loc[x] = LOC_OUT
             self.advance()
-        elif kind == K_MOVE:
+        elif kind == MV_MOVE:
             s.token_used[TOK_MOVE] = 1
             self.move_domino(p, x)
-        elif kind == K_MOVESCRAP:
+        elif kind == MV_MOVESCRAP:
             s.token_used[TOK_MOVE] = 1
             self.lift_scrap(p, x)
             s.scrap_loc[x] = LOC_SEL + p
             s.sel_scrap = x
             s.phase = PH_SCRAPAT
-        elif kind == K_SCRAPAT:
-            self.put_scrap(p, s.sel_scrap, x >> 7, x & 127)
+        elif kind == MV_SCRAPAT:
+            self.put_scrap(p, s.sel_scrap, cell_row(x), cell_col(x))
             self.advance()
         else:
             # NO_MOVE: only a position no game reaches has no legal move (the loader refuses
@@ -916,7 +970,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void reveal_cards(self) noexcept:
         """Everyone shows the card played; it goes to the face-up pile of used cards."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int p
         for p in range(s.n):
             s.hand[p] &= ~(1u << s.choice[p])
@@ -931,7 +985,7 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef int next_with(self, int card) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int q
         for q in range(s.seat_iter, s.n):
             if s.choice[q] == card:
@@ -940,7 +994,7 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void reveal_bids(self, int card, int* bids) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int p
         for p in range(s.n):
             if s.choice[p] == card:
@@ -952,7 +1006,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void advance(self) noexcept:
         """Run the automatic steps of the turn until a player must decide."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int q, w
         while True:
             if s.step == ST_SPY:
@@ -1022,7 +1076,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void auction(self) noexcept:
         """Tied offers cancel out; the highest offer left wins every domino waiting."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef uint32_t once = 0, twice = 0, b
         cdef int p, v, best = 0, i
         for p in range(s.n):
@@ -1066,7 +1120,7 @@ cdef class KilimCore(GameCore):
     cdef int side_winner(self, int card, int* bids, bint above) noexcept:
         """Scrap Bag (above) / Artisan (below): among the valid offers the highest / lowest wins;
         a tie there means nobody. Invalid ones were discards."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int p, best = -1, count = 0, who = -1, v, bidders = 0
         cdef bint valid
         for p in range(s.n):
@@ -1114,7 +1168,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void pick_scrap(self, int p, int t) noexcept:
         """p looks at the scraps on the board and keeps one face down."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int u, o
         s.scrap_loc[t] = LOC_HELD + p
         if not s.tracking:
@@ -1132,7 +1186,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void see_board(self, int p) noexcept:
         """The Scrap Bag winner looks at the scraps on the board before it picks."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int u
         cdef uint64_t board = 0
         for u in range(N_SCRAPS):
@@ -1148,7 +1202,7 @@ cdef class KilimCore(GameCore):
     # ------------------------------------------------------------ 2. the weaving
     @cython.final
     cdef void start_place(self, int p, int src, int a, int b, int fixdir, int perf) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         s.phase = PH_PLACE
         s.actor = p
         s.place_src = src
@@ -1182,7 +1236,7 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void place(self, int p, int r, int c, int d, int f) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int a = s.pl_a, b = s.pl_b, src = s.place_src
         if f:
             a, b = b, a
@@ -1199,7 +1253,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void normalize(self, int p) noexcept:
         """Shift the Kilim so that its bounding box starts at (ORG, ORG); refresh its extent."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
         cdef int lim = (k.rmax if k.rmax > 3 else 3) + 5
         cdef int r, minr = -1, maxr = -1, dr, dc, i, t, cells = 0
@@ -1251,7 +1305,7 @@ cdef class KilimCore(GameCore):
     # ------------------------------------------------------------ scraps
     @cython.final
     cdef void put_scrap(self, int p, int t, int r, int c) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
         s.scrap_under[t] = cell_code(k, r, c)
         set_code(k, r, c, t)
@@ -1266,7 +1320,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void lift_scrap(self, int p, int t) noexcept:
         """Take a woven scrap off: the pattern under it shows again (or the hole reopens)."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         set_code(&s.k[p], s.scrap_r[t], s.scrap_c[t], s.scrap_under[t])
         s.scrap_r[t] = -1
         s.scrap_c[t] = -1
@@ -1277,7 +1331,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void rotate(self, int p, int anchor, int opt) noexcept:
         cdef Kil* k = &self.s.k[p]
-        cdef int r = anchor >> 8, c = (anchor >> 1) & 127, d = anchor & 1
+        cdef int r = anchor_row(anchor), c = anchor_col(anchor), d = anchor_dir(anchor)
         cdef int r2 = other_r(r, d), c2 = other_c(c, d)
         cdef int a = cell_code(k, r, c), b = cell_code(k, r2, c2)
         cdef int kr, kc, kcode, ocode, nr_, nc
@@ -1299,8 +1353,8 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void remove_domino(self, int p, int anchor) noexcept:
-        cdef KState* s = &self.s
-        cdef int r = anchor >> 8, c = (anchor >> 1) & 127, d = anchor & 1
+        cdef KilimState* s = &self.s
+        cdef int r = anchor_row(anchor), c = anchor_col(anchor), d = anchor_dir(anchor)
         if cell_code(&s.k[p], r, c) == PERF:
             s.removed_perf += 1
         else:
@@ -1310,8 +1364,8 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void move_domino(self, int p, int anchor) noexcept:
-        cdef KState* s = &self.s
-        cdef int r = anchor >> 8, c = (anchor >> 1) & 127, d = anchor & 1
+        cdef KilimState* s = &self.s
+        cdef int r = anchor_row(anchor), c = anchor_col(anchor), d = anchor_dir(anchor)
         cdef Kil* k = &s.k[p]
         cdef int a = cell_code(k, r, c), b = cell_code(k, other_r(r, d), other_c(c, d))
         self.take_domino(p, r, c, d)
@@ -1323,7 +1377,7 @@ cdef class KilimCore(GameCore):
     cdef bint end_turn(self) noexcept:
         """Reveal the next domino, or end the day (cards and tokens come back), or the game.
         Returns True when a player must decide."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int p, t
         for p in range(s.n):
             s.choice[p] = 0
@@ -1438,7 +1492,7 @@ cdef class KilimCore(GameCore):
     cdef void all_scores(self, int* out, int* bonus) noexcept:
         """Final points of every player, the largest-group bonus (in bonus) included: +5 for
         each pattern whose largest group (2 or more) p has, tied leaders all scoring."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int largest[5][5]
         cdef int best[5]
         cdef int p, t
@@ -1517,7 +1571,7 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef uint32_t pending_options(self, int q) noexcept:
         """The choices q may have made face down at this point (empty if q has none pending)."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         if s.phase == PH_CARD:
             return s.hand[q] if q < s.actor else 0
         if s.phase == PH_SPY and s.choice[q] == C_SPY and q < s.actor:
@@ -1533,7 +1587,7 @@ cdef class KilimCore(GameCore):
         """Redraw everything o cannot see: the others' face-down choices of this step, the
         scraps held face down and left on the board (respecting what o saw), the order and
         contents of every pile (which dominoes were removed or replaced)."""
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef int q, t, i, j, g, tries, v
         cdef uint32_t opts
         cdef uint64_t digest[5]
@@ -1640,7 +1694,7 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void resample_piles(self, Rng* rng) noexcept:
-        cdef KState* s = &self.s
+        cdef KilimState* s = &self.s
         cdef i8 regs[15]
         cdef i8 torn[5]
         cdef int g, i, start, remaining, tr, nr_, need, nt = 0, ti = 0, total_torn = 0
@@ -1676,7 +1730,7 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef size_t raw_size(self) noexcept:
-        return sizeof(KState)
+        return sizeof(KilimState)
 
     # ================================================================ the bridge
     def _fields(self) -> dict:
@@ -1702,7 +1756,7 @@ cdef class KilimCore(GameCore):
         conversion checks every type, list length and C range, and writes nothing unless all
         of it converts; the meaning was checked before (engine/games/kilim.py), and the caller
         checks the invariants after."""
-        cdef KState state = fields          # every field but the grids (KilimGrid hides them)
+        cdef KilimState state = fields          # every field but the grids (KilimGrid hides them)
         cdef bytes rows
         cdef int p, t
         kilims = fields["k"]

@@ -29,6 +29,7 @@ import pytest
 from cext import khan as khan_core
 from cext import kilim as kilim_core
 from cext import taschkent as tk_core
+from cext.core import move_arg, move_kind
 from engine.games.khan import PY_RAID_VALUE, KhanOfKhans
 from engine.games.kilim import SCRAP_LETTERS, Kilim, card_text
 from engine.games.taschkent import ACTION_DECK_COUNT, Taschkent
@@ -408,7 +409,7 @@ def _kilim_scrap_pick() -> tuple:
         g, rng = Kilim(3, seed), random.Random(seed)
         while not g.is_terminal():
             legal = g.legal_moves()
-            picks = [x for x in legal if x >> kilim_core.KSHIFT == kilim_core.K_SCRAPPICK]
+            picks = [x for x in legal if move_kind(x) == kilim_core.MV_SCRAPPICK]
             if picks:
                 return g, g.to_move, picks[0]
             g.apply(rng.choice(legal))
@@ -418,7 +419,7 @@ def _kilim_scrap_pick() -> tuple:
 def test_kilim_the_kept_scrap_is_told_only_to_its_keeper():
     b, p, m = _kilim_scrap_pick()
     g = _after(b, m)
-    letter = SCRAP_LETTERS[m & ((1 << kilim_core.KSHIFT) - 1)]
+    letter = SCRAP_LETTERS[move_arg(m)]
     kept = f"  (P{p} keeps scrap {letter})"
     assert kept in g.narrate(b, p, m)
     assert kept in g.narrate(b, p, m, viewer=p)
@@ -436,7 +437,7 @@ def test_kilim_a_card_chosen_face_down_is_told_as_a_choice():
         g.apply(m)
         for v in (None, 0, 1, 2):
             assert g.narrate(b, p, m, viewer=v) == [f"P{p} chooses a card face down"]
-            card = card_text(m & ((1 << kilim_core.KSHIFT) - 1))
+            card = card_text(move_arg(m))
             assert card not in " ".join(g.narrate(b, p, m, viewer=v))
 
 

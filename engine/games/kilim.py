@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from cext import kilim as core
-from cext.core import GameCore, stable_hash
+from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.kilim import TORN_PER_GROUP_OF_PLAYERS, KilimCore
 from engine.games.base import CheckedGame
 from engine.validation import IllegalPositionError, ViewError, fail, place_hidden
@@ -153,45 +153,46 @@ KIND_OF_DOMINO = [KIND_INDEX[kind_of_domino(d)] for d in range(core.ID_PERF)]
 
 
 def anchor_text(anchor: int) -> str:
-    return f"{(anchor >> 8) - core.ORG},{((anchor >> 1) & 127) - core.ORG}{'hv'[anchor & 1]}"
+    return (f"{core.anchor_row(anchor) - core.ORG},{core.anchor_col(anchor) - core.ORG}"
+            f"{'hv'[core.anchor_dir(anchor)]}")
 
 
 def move_text(move: int, pl_a: int = 0, pl_b: int = 0) -> str:
     """A move in notation; a placement names the halves of the domino being placed (pl_a and
     pl_b, as the core holds them)."""
-    kind, x = move >> core.KSHIFT, move & ((1 << core.KSHIFT) - 1)
-    if kind == core.K_CARD:
+    kind, x = move_kind(move), move_arg(move)
+    if kind == core.MV_CARD:
         return card_text(x)
-    if kind == core.K_BID:
+    if kind == core.MV_BID:
         return f"gold-{x}"
-    if kind in (core.K_SCRAPPICK, core.K_SELSCRAP, core.K_REMOVESCRAP, core.K_MOVESCRAP) \
+    if kind in (core.MV_SCRAPPICK, core.MV_SELSCRAP, core.MV_REMOVESCRAP, core.MV_MOVESCRAP) \
             and x < core.N_SCRAPS:
-        prefix = {core.K_SCRAPPICK: "scrap", core.K_SELSCRAP: "weave-scrap",
-                  core.K_REMOVESCRAP: "remove-scrap", core.K_MOVESCRAP: "move-scrap"}[kind]
+        prefix = {core.MV_SCRAPPICK: "scrap", core.MV_SELSCRAP: "weave-scrap",
+                  core.MV_REMOVESCRAP: "remove-scrap", core.MV_MOVESCRAP: "move-scrap"}[kind]
         return f"{prefix}-{SCRAP_LETTERS[x]}"
-    if kind == core.K_TOKENPICK and x < core.N_TOKENS:
+    if kind == core.MV_TOKENPICK and x < core.N_TOKENS:
         return f"token-{TOKEN_NAMES[x]}"
-    if kind == core.K_PLACE:
-        r, c, d, f = (x >> 9) & 127, (x >> 2) & 127, (x >> 1) & 1, x & 1
+    if kind == core.MV_PLACE:
+        r, c, d, f = core.place_row(x), core.place_col(x), core.place_dir(x), core.place_flip(x)
         a, b = (pl_b, pl_a) if f else (pl_a, pl_b)
         return (f"place@{r - core.ORG},{c - core.ORG}{'hv'[d]}:"
                 f"{CODE_LETTERS[a % 7]}{CODE_LETTERS[b % 7]}")
-    if kind == core.K_DONE:
+    if kind == core.MV_DONE:
         return "done"
-    if kind == core.K_TAKEPERF:
+    if kind == core.MV_TAKEPERF:
         return "take-perfect"
-    if kind == core.K_PLACEPERF:
+    if kind == core.MV_PLACEPERF:
         return "weave-perfect"
-    if kind == core.K_ROTATE:
-        anchor, opt = x >> 4, x & 15
+    if kind == core.MV_ROTATE:
+        anchor, opt = core.rotate_anchor(x), core.rotate_option(x)
         how = "swap" if opt == 8 else f"keep{opt // 4 + 1}-{DIRECTIONS[opt & 3]}"
         return f"rotate@{anchor_text(anchor)}:{how}"
-    if kind == core.K_REMOVE:
+    if kind == core.MV_REMOVE:
         return f"remove@{anchor_text(x)}"
-    if kind == core.K_MOVE:
+    if kind == core.MV_MOVE:
         return f"move@{anchor_text(x)}"
-    if kind == core.K_SCRAPAT:
-        return f"scrap@{(x >> 7) - core.ORG},{(x & 127) - core.ORG}"
+    if kind == core.MV_SCRAPAT:
+        return f"scrap@{core.cell_row(x) - core.ORG},{core.cell_col(x) - core.ORG}"
     return f"?{move}"
 
 
@@ -732,24 +733,24 @@ class Kilim(CheckedGame, KilimCore):
         (docs/views/kilim.md): a card or Gold card chosen face down is told only as a choice
         until the reveal, and the scrap the Scrap Bag winner keeps only to that winner."""
         b = before._fields()
-        kind = move >> core.KSHIFT
+        kind = move_kind(move)
         text = move_text(move, b["pl_a"], b["pl_b"])
-        if kind == core.K_CARD:
+        if kind == core.MV_CARD:
             lines = [f"P{player} chooses a card face down"]
-        elif kind == core.K_BID:
+        elif kind == core.MV_BID:
             lines = [f"P{player} chooses a Gold card face down"]
-        elif kind == core.K_SCRAPPICK:
+        elif kind == core.MV_SCRAPPICK:
             lines = [f"P{player} searches the bag and keeps a scrap face down"]
-        elif kind == core.K_TOKENPICK:
-            lines = [f"P{player} takes the Artisan's {TOKEN_NAMES[move & 3]} token"]
-        elif kind == core.K_PLACE:
+        elif kind == core.MV_TOKENPICK:
+            lines = [f"P{player} takes the Artisan's {TOKEN_NAMES[move_arg(move)]} token"]
+        elif kind == core.MV_PLACE:
             how = ("weaves", "weaves a perfect carpet", "moves a domino to")[b["place_src"]]
             lines = [f"P{player} {how} {text}"]
-        elif kind == core.K_DONE:
+        elif kind == core.MV_DONE:
             lines = [f"P{player} is done weaving for this turn"]
         else:
             lines = [f"P{player} {text}"]
-        if kind in (core.K_PLACE, core.K_SCRAPAT, core.K_ROTATE, core.K_REMOVE, core.K_REMOVESCRAP):
+        if kind in (core.MV_PLACE, core.MV_SCRAPAT, core.MV_ROTATE, core.MV_REMOVE, core.MV_REMOVESCRAP):
             lines.extend("      " + row for row in self.kilim_picture(player))
         f = self._fields()
         for i in range(max(b["n_ev"], f["n_ev"] - core.N_RING), f["n_ev"]):

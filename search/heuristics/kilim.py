@@ -16,14 +16,9 @@ from __future__ import annotations
 import random
 from typing import List
 
-from cext.kilim import (C_ART as ARTISAN, C_SCRAP as SCRAP, C_SPY as SPY, K_BID, K_TAKEPERF,
-                        KSHIFT, TOK_MOVE, TOK_PERFECT, TOK_REMOVE, TOK_ROTATE)
-
-ARG = (1 << KSHIFT) - 1                 # a move's argument (card, value, token, ...)
-
-
-def kind(move: int) -> int:
-    return move >> KSHIFT
+from cext.core import make_move, move_arg, move_kind
+from cext.kilim import (C_ART as ARTISAN, C_SCRAP as SCRAP, C_SPY as SPY, MV_BID, MV_TAKEPERF,
+                        TOK_MOVE, TOK_PERFECT, TOK_REMOVE, TOK_ROTATE)
 
 
 def evaluate(world, player: int) -> float:
@@ -89,7 +84,7 @@ def choose(world, player: int, rng: random.Random) -> int:
         return legal[0]
     phase = world.phase
     if phase == "card":
-        cards = {m & ARG: m for m in legal}
+        cards = {move_arg(m): m for m in legal}
         golds = sorted(c for c in cards if c <= 15)
         value = domino_value(world, player)
         if not golds:
@@ -117,19 +112,19 @@ def choose(world, player: int, rng: random.Random) -> int:
                 offers[v] = offers.get(v, 0) + 1
         singles = [v for v, c in offers.items() if c == 1]
         top = max(singles) if singles else 0
-        values = sorted(m & ARG for m in legal)
+        values = sorted(move_arg(m) for m in legal)
         if domino_value(world, player) > 1.0:
             above = [v for v in values if v > top and v not in offers]
             if above:
-                return (K_BID << KSHIFT) | above[0]
-        return (K_BID << KSHIFT) | values[0]
+                return make_move(MV_BID, above[0])
+        return make_move(MV_BID, values[0])
     if phase in ("scrap-bid", "artisan-bid"):
-        values = sorted(m & ARG for m in legal)
-        return (K_BID << KSHIFT) | values[0]
+        values = sorted(move_arg(m) for m in legal)
+        return make_move(MV_BID, values[0])
     if phase in ("scrap-pick", "token-pick", "place", "scrap-at"):
         if phase == "token-pick":
             d = world.to_json()
-            tokens = {m & ARG: m for m in legal}
+            tokens = {move_arg(m): m for m in legal}
             kil = world.kilim_rows(player)
             if TOK_REMOVE in tokens and any("X" in r for r in kil):
                 return tokens[TOK_REMOVE]
@@ -138,7 +133,7 @@ def choose(world, player: int, rng: random.Random) -> int:
                     return tokens[t]
         if phase == "scrap-pick":
             text = "".join(world.kilim_rows(player))
-            return max(legal, key=lambda m: (text.count("ABCDE"[m & 7]), -(m & 7)))
+            return max(legal, key=lambda m: (text.count("ABCDE"[move_arg(m)]), -move_arg(m)))
         return best_by_eval(world, player, legal, rng)
     if phase == "window":
         now = evaluate(world, player)
@@ -147,7 +142,7 @@ def choose(world, player: int, rng: random.Random) -> int:
             w = world.clone()
             w.apply(m)
             v = greedy_finish(w, player)
-            if kind(m) == K_TAKEPERF:                     # a perfect carpet in reserve
+            if move_kind(m) == MV_TAKEPERF:               # a perfect carpet in reserve
                 v += 0.5
             if v > best:
                 best, best_move = v, m
