@@ -18,7 +18,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kil
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset, memmove, memcpy
-from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits
+from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes, win_shares
@@ -152,37 +152,20 @@ cpdef enum:
     MV_SCRAPAT = 15          # cell_arg(row, col)
     NO_MOVE = 0              # what random_move returns when there is no legal move (see do_move)
 
-    LOC_BOARD = -1           # scrap locations: on the board, held (face down) by p, woven by p,
-    LOC_HELD = 0             # out of the game, or in p's hand being placed / moved
-    LOC_WOVEN = 8
-    LOC_OUT = 16
-    LOC_SEL = 24
-    WHERE_BOARD = 5          # knowledge bit for "on the board"
-
-    EV_DOMINO = 1            # information events (type << 56 | payload)
-    EV_CHOICE = 2
-    EV_CARDS = 3
-    EV_BID = 4
-    EV_BIDS = 5
-    EV_SCRAP = 6
-    EV_SEARCHED = 7
-    EV_MOVE = 8
-
-    # narration events (ring buffer, only while tracking)
-    N_REVEAL = 1             # a = domino
-    N_CARD = 2               # p, a = card
-    N_SPYBID = 3             # p, a = value
-    N_WIN = 4                # p, a = value, b = dominoes won
-    N_TIE = 5                # a = dominoes carried (b = 0) or lost (b = 1)
-    N_SCRAPBID = 6           # p, a = value, b = valid
-    N_SCRAPWIN = 7           # p (-1 nobody)
-    N_SCRAPPICK = 8          # p, a = type
-    N_ARTBID = 9
-    N_ARTWIN = 10
-    N_TOKEN = 11             # p, a = token
-    N_DAYEND = 12            # a = day
-    N_GAMEOVER = 13
-    N_RING = 64
+    # the narration log (core.pxd's log_event: kind, player, a, b, c), written while tracking
+    LOG_REVEAL = 1           # a = domino, b = day
+    LOG_CARD = 2             # player, a = card
+    LOG_SPYBID = 3           # player, a = value
+    LOG_WIN = 4              # player, a = value, b = dominoes won
+    LOG_TIE = 5              # a = dominoes carried (b = 0) or lost (b = 1)
+    LOG_SCRAPBID = 6         # player, a = value, b = valid
+    LOG_SCRAPWIN = 7         # player (-1 nobody), a = the winning value
+    LOG_SCRAPPICK = 8        # player, a = type
+    LOG_ARTBID = 9           # as LOG_SCRAPBID
+    LOG_ARTWIN = 10          # as LOG_SCRAPWIN
+    LOG_TOKEN = 11           # player, a = token
+    LOG_DAYEND = 12          # a = day
+    LOG_GAMEOVER = 13
 
 # The packed move arguments, each number with its accessor (cpdef: the Python half's notation
 # reads them too). A placement: the anchor cell (the top or left half), the direction (0
@@ -259,8 +242,22 @@ cdef extern from *:
     u128* grid "kilim_grid_row"(Kil* k, int mask) noexcept nogil
     int __builtin_clzll(unsigned long long) nogil
 
-cdef struct NEv:
-    int kind, p, a, b
+cpdef enum:
+    LOC_BOARD = -1           # scrap locations: on the board, held (face down) by p, woven by p,
+    LOC_HELD = 0             # out of the game, or in p's hand being placed / moved
+    LOC_WOVEN = 8
+    LOC_OUT = 16
+    LOC_SEL = 24
+    WHERE_BOARD = 5          # knowledge bit for "on the board"
+
+    EV_DOMINO = 1            # information events (type << 56 | payload), hashed into ih
+    EV_CHOICE = 2
+    EV_CARDS = 3
+    EV_BID = 4
+    EV_BIDS = 5
+    EV_SCRAP = 6
+    EV_SEARCHED = 7
+    EV_MOVE = 8
 
 cdef struct KilimState:
     bint tracking                    # StateHead (core.pxd): these three fields first
@@ -300,8 +297,6 @@ cdef struct KilimState:
     Kil k[5]
     Rng chance
     u8 where[5][5]        # where[o][t]: where observer o knows scrap t may be
-    NEv ring[N_RING]
-    int n_ev
 
 if MOST_MOVES > MAX_MOVES:
     raise ImportError("a Kilim position can have more moves than a move buffer holds")
@@ -466,6 +461,8 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void reveal_domino(self) noexcept:
+        """The next domino of the day's pile goes on the table for auction. The deal shows the
+        first: a new game's log already holds that one entry (event_count 1)."""
         cdef KilimState* s = &self.s
         cdef int d = s.piles[s.day][s.pile_pos]
         s.pile_pos += 1
@@ -475,16 +472,7 @@ cdef class KilimCore(GameCore):
             s.torn_seen[s.day] += 1
         if s.tracking:
             ih_public(&s.ih, (<uint64_t>EV_DOMINO << 56) | <uint64_t>d)
-            self.note(N_REVEAL, -1, d, s.day)
-
-    @cython.final
-    cdef void note(self, int kind, int p, int a, int b) noexcept:
-        cdef NEv* e = &self.s.ring[self.s.n_ev % N_RING]
-        e.kind = kind
-        e.p = p
-        e.a = a
-        e.b = b
-        self.s.n_ev += 1
+            log_event(&s.log, LOG_REVEAL, -1, d, s.day, 0)
 
     # ================================================================ move generation
     @cython.final
@@ -911,7 +899,7 @@ cdef class KilimCore(GameCore):
         elif kind == MV_TOKENPICK:
             s.token_holder[x] = p
             if s.tracking:
-                self.note(N_TOKEN, p, x, 0)
+                log_event(&s.log, LOG_TOKEN, p, x, 0, 0)
             self.advance()
         elif kind == MV_PLACE:
             self.place(p, place_row(x), place_col(x), place_dir(x), place_flip(x))
@@ -979,7 +967,7 @@ cdef class KilimCore(GameCore):
             s.art_bid[p] = 0
             if s.tracking:
                 ih_public(&s.ih, (<uint64_t>EV_CARDS << 56) | (<uint64_t>p << 32) | <uint64_t>s.choice[p])
-                self.note(N_CARD, p, s.choice[p], 0)
+                log_event(&s.log, LOG_CARD, p, s.choice[p], 0, 0)
         s.step = ST_SPY
         s.seat_iter = 0
 
@@ -1019,7 +1007,7 @@ cdef class KilimCore(GameCore):
                 if s.tracking:
                     for q in range(s.n):
                         if s.choice[q] == C_SPY:
-                            self.note(N_SPYBID, q, s.spy_bid[q], 0)
+                            log_event(&s.log, LOG_SPYBID, q, s.spy_bid[q], 0, 0)
                 s.step = ST_AUCTION
             elif s.step == ST_AUCTION:
                 self.auction()
@@ -1101,19 +1089,19 @@ cdef class KilimCore(GameCore):
             s.n_to_place += 1
             s.placer = s.winner
             if s.tracking:
-                self.note(N_WIN, s.winner, best, s.n_pending + 1)
+                log_event(&s.log, LOG_WIN, s.winner, best, s.n_pending + 1, 0)
             s.n_pending = 0
         elif s.pile_pos == s.pile_len[s.day]:
             # the last auction of the day is tied: the domino (and any carried) is lost
             s.lost += s.n_pending + 1
             if s.tracking:
-                self.note(N_TIE, -1, s.n_pending + 1, 1)
+                log_event(&s.log, LOG_TIE, -1, s.n_pending + 1, 1, 0)
             s.n_pending = 0
         else:
             s.pending[s.n_pending] = s.on_table
             s.n_pending += 1
             if s.tracking:
-                self.note(N_TIE, -1, s.n_pending, 0)
+                log_event(&s.log, LOG_TIE, -1, s.n_pending, 0, 0)
         s.on_table = -1
 
     @cython.final
@@ -1134,7 +1122,7 @@ cdef class KilimCore(GameCore):
             v = bids[p]
             valid = v > s.win_value if above else v < s.win_value
             if s.tracking:
-                self.note(N_SCRAPBID if above else N_ARTBID, p, v, valid)
+                log_event(&s.log, LOG_SCRAPBID if above else LOG_ARTBID, p, v, valid, 0)
             if not valid:
                 continue
             if best < 0 or (v > best if above else v < best):
@@ -1146,7 +1134,7 @@ cdef class KilimCore(GameCore):
         if count != 1:
             who = -1
         if s.tracking:
-            self.note(N_SCRAPWIN if above else N_ARTWIN, who, best, 0)
+            log_event(&s.log, LOG_SCRAPWIN if above else LOG_ARTWIN, who, best, 0, 0)
         return who
 
     @cython.final
@@ -1174,7 +1162,7 @@ cdef class KilimCore(GameCore):
         if not s.tracking:
             return
         ih_public(&s.ih, (<uint64_t>EV_SEARCHED << 56) | <uint64_t>p)
-        self.note(N_SCRAPPICK, p, t, 0)
+        log_event(&s.log, LOG_SCRAPPICK, p, t, 0, 0)
         s.where[p][t] = <u8>(1 << p)
         for o in range(s.n):
             if o == p:
@@ -1390,7 +1378,7 @@ cdef class KilimCore(GameCore):
         s.seat_iter = 0                  # no step looks at seats until the next reveal
         if s.pile_pos >= s.pile_len[s.day]:
             if s.tracking:
-                self.note(N_DAYEND, -1, s.day, 0)
+                log_event(&s.log, LOG_DAYEND, -1, s.day, 0, 0)
             for p in range(s.n):
                 s.hand[p] = self.full_hand()
             for t in range(N_TOKENS):
@@ -1402,7 +1390,7 @@ cdef class KilimCore(GameCore):
                 s.phase = PH_OVER
                 s.actor = -1
                 if s.tracking:
-                    self.note(N_GAMEOVER, -1, 0, 0)
+                    log_event(&s.log, LOG_GAMEOVER, -1, 0, 0, 0)
                 return True
         self.reveal_domino()
         s.phase = PH_CARD

@@ -511,11 +511,6 @@ class Kilim(CheckedGame, KilimCore):
         """Auctions begun before the current one."""
         return self._fields()["turn"]
 
-    @property
-    def event_count(self) -> int:
-        """Events the rules logged for narration so far (since the deal or the load)."""
-        return self._fields()["n_ev"]
-
     def move_to_text(self, move: int) -> str:
         """`move` in notation (docs/views/kilim.md, Moves)."""
         f = self._fields()
@@ -752,41 +747,39 @@ class Kilim(CheckedGame, KilimCore):
             lines = [f"P{player} {text}"]
         if kind in (core.MV_PLACE, core.MV_SCRAPAT, core.MV_ROTATE, core.MV_REMOVE, core.MV_REMOVESCRAP):
             lines.extend("      " + row for row in self.kilim_picture(player))
-        f = self._fields()
-        for i in range(max(b["n_ev"], f["n_ev"] - core.N_RING), f["n_ev"]):
-            e = f["ring"][i % core.N_RING]
-            lines.extend(self.event_text(e["kind"], e["p"], e["a"], e["b"], viewer))
+        for entry in self.events(since=before.event_count):
+            lines.extend(self.event_text(*entry[:4], viewer=viewer))
         return lines
 
     def event_text(self, kind: int, p: int, a: int, b: int,
                    viewer: Optional[int] = None) -> List[str]:
         """The lines for one event of the rules' log: a spectator's (viewer None), or what
         seat `viewer` may be told of it."""
-        if kind == core.N_REVEAL:
+        if kind == core.LOG_REVEAL:
             return [f"day {b + 1}: domino {domino_text(a)} is revealed"]
-        if kind == core.N_CARD:
+        if kind == core.LOG_CARD:
             return [f"  P{p} shows {card_text(a)}"]
-        if kind == core.N_SPYBID:
+        if kind == core.LOG_SPYBID:
             return [f"  P{p} (spy) adds gold-{a}"]
-        if kind == core.N_WIN:
+        if kind == core.LOG_WIN:
             return [f"  P{p} wins the auction with {a} gold: {b} domino{'es' if b > 1 else ''}"]
-        if kind == core.N_TIE:
+        if kind == core.LOG_TIE:
             return [f"  every offer cancels out: {a} domino{'es' if a > 1 else ''} "
                     f"{'lost (last of the day)' if b else 'carried to the next auction'}"]
-        if kind in (core.N_SCRAPBID, core.N_ARTBID):
-            who = "scrap bag" if kind == core.N_SCRAPBID else "artisan"
+        if kind in (core.LOG_SCRAPBID, core.LOG_ARTBID):
+            who = "scrap bag" if kind == core.LOG_SCRAPBID else "artisan"
             return [f"  P{p} ({who}) {'offers' if b else 'cannot pay and discards'} gold-{a}"]
-        if kind == core.N_SCRAPWIN:
+        if kind == core.LOG_SCRAPWIN:
             return [f"  scrap bag: {f'P{p} searches the bag' if p >= 0 else 'nobody searches'}"]
-        if kind == core.N_ARTWIN:
+        if kind == core.LOG_ARTWIN:
             return [f"  artisan: {f'P{p} calls the Artisan' if p >= 0 else 'nobody calls the Artisan'}"]
-        if kind == core.N_SCRAPPICK:
+        if kind == core.LOG_SCRAPPICK:
             if viewer is not None and viewer != p:
                 return []                  # kept face down: the others learn only that it took one
             return [f"  (P{p} keeps scrap {SCRAP_LETTERS[a]})"]
-        if kind == core.N_DAYEND:
+        if kind == core.LOG_DAYEND:
             return [f"end of day {a + 1}: cards and Artisan tokens come back"]
-        if kind == core.N_GAMEOVER:
+        if kind == core.LOG_GAMEOVER:
             return ["the game is over: " + ", ".join(f"P{q} {v}" for q, v in enumerate(self.scores()))]
         return []
 
@@ -839,7 +832,9 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
     f["perfect_supply"] = d.get("perfect_supply", core.N_PERFECT - sum(ps["perfect_held"] for ps in d["player_state"])
                                 - sum(kil["n_perf"] for kil in f["k"][:n]) - f["removed_perf"]
                                 - lifted(f)[1])
-    f["n_ev"] = 0                            # no events of this position's past to narrate
+    f["log"]["count"] = 0                    # no events of this position's past to narrate
+    for entry in f["log"]["ring"]:
+        entry.update(kind=0, player=0, a=0, b=0, c=0)
 
 
 def write_placing(f: Dict[str, Any], d: Dict[str, Any], phase: int) -> None:
@@ -1204,8 +1199,6 @@ def check_ranges(f: Dict[str, Any]) -> None:
             refuse("scraps_woven", "out of range")
     if not all(0 <= w < 1 << (core.WHERE_BOARD + 1) for row in f["where"] for w in row):
         refuse("scrap_whereabouts", "out of range")
-    if f["n_ev"] < 0:
-        refuse("(root)", "the event log is out of range")
 
 
 # the scrap locations a game of n seats has (core.LOC_*)
