@@ -1,7 +1,9 @@
 """Helpers shared by every game's tests: random play, search statistics, positions spread over
-a game's phases, an agent's win share over seeded games, the inputs that once broke Caravan (tests/regressions/), and the check that a
-state loaded from a seat's view sees and searches like the true one. (What a determinization keeps is engine/conformance.py's
-check_samples_keep_the_observers_knowledge.)"""
+a game's phases, an agent's win share over seeded games, determinized worlds, edits of JSON
+values and their refusal, the inputs that once broke Caravan (tests/regressions/), and the
+check that a state loaded from a seat's view sees and searches like the true one. (What a
+determinization keeps is engine/conformance.py's check_samples_keep_the_observers_knowledge.)
+"""
 from __future__ import annotations
 
 import json
@@ -46,6 +48,63 @@ def hero_share(game: str, players: int, games: int, deal: int, hero, others) -> 
         agents[seat] = hero(i)
         total += play_game(game, agents, deal + i, players).rewards[seat]
     return total / games
+
+
+def worlds(g, observer: int, samples: int):
+    """The full states (JSON) of g.determinized(observer, seed) for the seeds 0 to samples - 1."""
+    for seed in range(samples):
+        yield g.determinized(observer, seed).to_json()
+
+
+def refused(load, data: Any, *fragments: str, error: type = ValueError) -> BaseException:
+    """load(data) raises `error` with every fragment in its message; the error."""
+    import pytest
+
+    with pytest.raises(error) as e:
+        load(data)
+    for f in fragments:
+        assert f in str(e.value), str(e.value)
+    return e.value
+
+
+def check_damage_refused(cls, view: dict, change) -> None:
+    """`view` loads into a state that shows it again; after change(view), the game's
+    from_view and the registry's refuse it with a ValueError."""
+    import copy
+
+    from engine.registry import from_view
+
+    assert cls.from_view(copy.deepcopy(view)).to_json(view=view["view"]) == view
+    change(view)
+    for load in (cls.from_view, from_view):
+        refused(load, view)
+
+
+DELETE = object()          # edit's value that deletes the key
+
+
+def edit(path: list, value: Any):
+    """An edit of a JSON value (for tables of damaged views and states): set the value at
+    `path`, or delete it if `value` is DELETE."""
+    def change(obj: Any) -> None:
+        for step in path[:-1]:
+            obj = obj[step]
+        if value is DELETE:
+            del obj[path[-1]]
+        else:
+            obj[path[-1]] = value
+    return change
+
+
+def json_keys(obj: Any, path: str = ""):
+    """Every (path, key) of a JSON value: the keys of every object in it, with where it is."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield path, k
+            yield from json_keys(v, f"{path}/{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from json_keys(v, f"{path}/{i}")
 
 
 def stats_of(result) -> list:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import os
-import random
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Tuple
 
@@ -27,7 +26,7 @@ from cext import kilim as kilim_core
 from cext import taschkent as taschkent_core
 from engine.conformance import CHECKS, MAX_MOVES, ConformanceReport, check_game
 from engine.registry import GAMES
-from game_support import stats_of
+from game_support import advance, stats_of
 from search import search
 
 GAMES_PER_COUNT = int(os.environ.get("CARAVAN_CONFORMANCE_GAMES", "0"))   # 0: each game's own
@@ -199,15 +198,6 @@ def test_the_suite_names_the_game_count_seed_and_ply_of_a_failure():
 
 
 # ---------------------------------------------------------------- the search cannot peek
-def advance(g, moves: int, seed: int):
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if g.is_terminal():
-            break
-        g.apply(rng.choice(g.legal_moves()))
-    return g
-
-
 # (players, random moves from the deal, options): positions with hidden parts for the
 # searcher. Khiva's are in test_search.py.
 PEEK_CASES = {
@@ -228,7 +218,7 @@ def test_states_the_searcher_cannot_tell_apart_give_the_same_search(game, player
     """Two full states that differ only in what the searching seat cannot see (a
     determinization of one for it) give identical output for the same seed."""
     cls = GAMES[game].cls
-    g = advance(cls(players, 50 + moves, **({"khans": khans} if khans else {})), moves, moves)
+    g = advance(cls(players, 50 + moves, **({"khans": khans} if khans else {})), moves, seed=moves)
     assert not g.is_terminal()
     me = g.to_move
     twin = next((t for t in (g.determinized(me, 777 + s) for s in range(50))

@@ -15,15 +15,14 @@ from collections import Counter
 
 from engine.games.khan import KhanOfKhans
 from khan_support import play, position, token_coloured
-from game_support import advance
+from game_support import advance, worlds
 
 
 def test_deck_orders_vary_and_each_deck_keeps_its_contents():
     g = advance(KhanOfKhans(4, 77, khans=["bison", "llama", "impala", "morokanth"]), 20)
     d0 = g.to_json()
     orders = set()
-    for seed in range(60):
-        d = g.determinized(1, seed).to_json()
+    for d in worlds(g, 1, 60):
         for a, b in zip(d["decks"], d0["decks"]):
             assert sorted(a["cards"]) == sorted(b["cards"])          # card counting
         orders.add(tuple(tuple(e["cards"]) for e in d["decks"]))
@@ -48,8 +47,7 @@ def test_impala_revealed_cards_stay_on_top_known_to_all():
     play(g, "observant", "reveal-boldhome", "reveal-colymar", "stop", "take-colymar")
     for o in (0, 1):
         rest = set()
-        for seed in range(50):
-            d = g.determinized(o, seed).to_json()
+        for d in worlds(g, o, 50):
             assert d["decks"][0]["cards"][-1] == "magic" and d["decks"][0]["top"] == "magic"
             rest.add(tuple(d["decks"][0]["cards"][:-1]))
         assert len(rest) > 20                            # the rest of the deck is reshuffled
@@ -71,8 +69,7 @@ def test_sable_face_down_value_is_resampled_from_its_deck_for_the_others():
     true_value = g.to_json()["sable_face_down"][0]["value"]
     n = 4000
     values = Counter()
-    for seed in range(n):
-        d = g.determinized(1, seed).to_json()
+    for d in worlds(g, 1, n):
         v = d["sable_face_down"][0]["value"]
         values[v] += 1
         deck = sorted(d["decks"][4]["cards"] + [{20: "raid20", 50: "raid50", 100: "raid100"}[v]])
@@ -94,8 +91,7 @@ def test_sable_values_respect_card_counting_and_the_stampede_bound():
     v = g.to_json(view=1)
     assert [s["max"] for s in v["sable_face_down"]] == [20, 50]
     seen = Counter()
-    for seed in range(300):
-        d = g.determinized(1, seed).to_json()
+    for d in worlds(g, 1, 300):
         vals = [s["value"] for s in d["sable_face_down"]]
         assert vals[0] == 20 and vals[1] <= 50           # bounds kept
         seen[tuple(vals)] += 1
@@ -110,8 +106,7 @@ def test_sable_values_respect_card_counting_and_the_stampede_bound():
 def test_sable_values_vary_among_the_consistent_worlds():
     g = position(["sable", "bison"], herds={0: [100, 20, 50]})
     seen = Counter()
-    for seed in range(2000):
-        d = g.determinized(1, seed).to_json()
+    for d in worlds(g, 1, 2000):
         seen[tuple(s["value"] for s in d["sable_face_down"])] += 1
     # three raid cards out of Boldhome's four (100, 50, 50, 20), in order: 12 equally likely
     # value sequences for the 4!/(1!) orders of positions, weighted by the two 50s

@@ -6,7 +6,7 @@ by the conformance suite (tests/test_conformance.py). Here: what Khiva's observe
 from collections import Counter
 
 from engine.games.khiva import Khiva
-from game_support import advance
+from game_support import advance, worlds
 
 
 def test_hidden_cards_really_vary_and_are_uniform():
@@ -14,8 +14,7 @@ def test_hidden_cards_really_vary_and_are_uniform():
     n = 3000
     in_p1 = Counter()
     hands = set()
-    for seed in range(n):
-        d = g.determinized(0, seed).to_json()
+    for d in worlds(g, 0, n):
         hand = d["player_state"][1]["hand"]
         hands.add(tuple(hand))
         in_p1.update(hand)
@@ -42,8 +41,7 @@ def test_the_card_given_away_stays_with_the_receiver():
     unknown = 25 - len(d0["player_state"][0]["hand"]) - len(d0["discard"])
     others = d0["player_state"][1]["hand_size"] - 1
     counts = Counter()
-    for seed in range(2000):
-        d = g.determinized(0, seed).to_json()
+    for d in worlds(g, 0, 2000):
         assert card in d["player_state"][1]["hand"]
         counts.update(c for c in d["player_state"][1]["hand"] if c != card)
     # P1's other cards are uniform over the cards P0 cannot place
@@ -69,8 +67,7 @@ def test_after_a_hidden_gift_the_card_may_be_with_the_receivers_left_neighbour()
         g.apply(g.legal_moves()[0])
     assert card in g.to_json()["player_state"][2]["hand"]
     where = Counter()
-    for seed in range(600):
-        d = g.determinized(0, seed).to_json()
+    for d in worlds(g, 0, 600):
         holders = [p for p in (1, 2) if card in d["player_state"][p]["hand"]]
         assert len(holders) == 1 and card not in d["aside_down"]
         where[holders[0]] += 1
@@ -84,8 +81,7 @@ def test_earlier_players_hidden_choices_are_resampled():
     g.apply(g.legal_moves()[5])
     assert g.to_move == 2
     chosen = set()
-    for seed in range(200):
-        d = g.determinized(2, seed).to_json()
+    for d in worlds(g, 2, 200):
         p0 = d["player_state"][0]
         assert len(p0["chosen_play"]) == 1 and len(p0["chosen_give"]) == 1
         assert len(p0["hand"]) == 3
@@ -97,8 +93,7 @@ def test_duel_face_up_cards_stay_and_face_down_ones_vary():
     g = Khiva(2, 3)
     up = g.to_json()["aside_up"]
     downs = set()
-    for seed in range(100):
-        d = g.determinized(0, seed).to_json()
+    for d in worlds(g, 0, 100):
         assert d["aside_up"] == up
         assert not set(d["aside_down"]) & set(up)
         downs.add(tuple(d["aside_down"]))
@@ -109,8 +104,7 @@ def test_piles_keep_their_contents_and_lose_their_order():
     g = advance(Khiva(4, 77), 20)
     d0 = g.to_json()
     orders = set()
-    for seed in range(50):
-        d = g.determinized(1, seed).to_json()
+    for d in worlds(g, 1, 50):
         assert sorted(d["teapot_pile"]) == sorted(d0["teapot_pile"])
         assert sorted(d["carpet_pile"]) == sorted(d0["carpet_pile"])
         orders.add((tuple(d["teapot_pile"]), tuple(d["carpet_pile"])))

@@ -12,6 +12,7 @@ import pytest
 from cext import khiva as core
 from engine.games.khiva import Khiva
 from engine.validation import IllegalPositionError
+from game_support import edit, refused
 
 
 def played(players, seed, moves):
@@ -19,14 +20,6 @@ def played(players, seed, moves):
     for _ in range(moves):
         g.apply(g.legal_moves()[len(g.legal_moves()) // 3])
     return g
-
-
-def refused(load, d, *fragments):
-    with pytest.raises(ValueError) as e:
-        load(d)
-    for f in fragments:
-        assert f in str(e.value), str(e.value)
-    return e.value
 
 
 def test_derived_fields_may_be_left_out_but_must_agree_when_given():
@@ -68,16 +61,16 @@ def test_unknown_keys_are_refused_at_every_level(where):
     refused(Khiva.from_json, d, "unknown key 'colour_of_the_sky'")
 
 
-def test_messages_name_the_field_path():
+MESSAGES = [(edit(["player_state", 2, "hand", 4], "Z9"), "player_state[2].hand[4]"),
+            (lambda d: d.update(camels=d["camels"][:4]), "camels: expected 5 items, got 4"),
+            (edit(["player_state", 1, "gems"], True), "player_state[1].gems: expected an integer")]
+
+
+@pytest.mark.parametrize("change,message", MESSAGES, ids=[m for _, m in MESSAGES])
+def test_messages_name_the_field_path(change, message):
     d = Khiva(3, 1).to_json()
-    d["player_state"][2]["hand"] = d["player_state"][2]["hand"][:4] + ["Z9"]
-    refused(Khiva.from_json, d, "player_state[2].hand[4]")
-    d = Khiva(3, 1).to_json()
-    d["camels"] = d["camels"][:4]
-    refused(Khiva.from_json, d, "camels: expected 5 items, got 4")
-    d = Khiva(3, 1).to_json()
-    d["player_state"][1]["gems"] = True
-    refused(Khiva.from_json, d, "player_state[1].gems: expected an integer")
+    change(d)
+    refused(Khiva.from_json, d, message)
 
 
 def test_a_view_holds_no_other_seats_cards():

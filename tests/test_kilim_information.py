@@ -6,6 +6,7 @@ by the conformance suite (tests/test_conformance.py). Here: what Kilim's observe
 from collections import Counter
 
 from engine.games.kilim import Kilim
+from game_support import worlds
 from kilim_support import play
 
 
@@ -13,8 +14,7 @@ def test_pile_order_and_contents_vary_and_stay_consistent():
     g = Kilim(4, 5)
     d0 = g.to_json()
     orders, day2 = set(), Counter()
-    for seed in range(400):
-        d = g.determinized(0, seed).to_json()
+    for d in worlds(g, 0, 400):
         assert [len(p) for p in d["piles"]] == [len(p) for p in d0["piles"]]
         for gi, pile in enumerate(d["piles"]):
             assert sum(t.endswith("X") for t in pile) == sum(t.endswith("X") for t in d0["piles"][gi])
@@ -32,8 +32,7 @@ def test_unseen_torn_carpets_are_redrawn_but_seen_ones_stay_out():
     g = Kilim(3, 7)
     seen = [t for t in g.to_json()["revealed"] if t.endswith("X")]
     torn = Counter()
-    for seed in range(300):
-        d = g.determinized(1, seed).to_json()
+    for d in worlds(g, 1, 300):
         ts = [t for p in d["piles"] for t in p if t.endswith("X")]
         assert not set(ts) & set(seen)
         torn.update(ts)
@@ -45,8 +44,7 @@ def test_earlier_face_down_cards_are_resampled_uniformly():
     play(g, "gold-9", "spy")
     assert g.to_move == 2
     chosen = Counter()
-    for seed in range(1800):
-        d = g.determinized(2, seed).to_json()
+    for d in worlds(g, 2, 1800):
         chosen[d["player_state"][0]["choice"]] += 1
         assert d["player_state"][1]["choice"] is not None
     assert len(chosen) == 18
@@ -83,8 +81,7 @@ def test_a_searched_scrap_is_hidden_and_what_the_searcher_saw_is_kept():
     while g.phase != "card":
         play(g, g.move_to_text(g.legal_moves()[0]))
     assert g.to_json(view=1)["scrap_whereabouts"]["D"] == [0]
-    for seed in range(100):
-        d = g.determinized(1, seed).to_json()
+    for d in worlds(g, 1, 100):
         assert d["player_state"][0]["scraps_held"] == ["D"]
     # P2 saw neither search: D and A may be anywhere among P0, P1 and the board
     where = g.to_json(view=2)["scrap_whereabouts"]

@@ -17,7 +17,7 @@ from cext import kilim as core
 from engine.games.kilim import DERIVED, Kilim
 from engine.registry import from_json
 from engine.validation import IllegalPositionError
-from game_support import REGRESSIONS
+from game_support import REGRESSIONS, edit, refused
 from kilim_support import play, third_day, window
 
 
@@ -28,14 +28,6 @@ def played(players, seed, moves, rng_seed=0):
     for _ in range(moves):
         g.apply(rng.choice(g.legal_moves()))
     return g
-
-
-def refused(load, d, *fragments, error=ValueError):
-    with pytest.raises(error) as e:
-        load(d)
-    for f in fragments:
-        assert f in str(e.value), str(e.value)
-    return e.value
 
 
 # ================================================================ the inputs that broke Caravan
@@ -92,16 +84,17 @@ def test_derived_fields_may_be_left_out_but_must_agree_when_given():
         if p != g.to_move:                 # the only count of another seat's scraps a view has
             ps["scraps_held_count"] = v["player_state"][p]["scraps_held_count"]
     assert Kilim.from_view(thin).to_json(view=g.to_move) == v
-    for edit, field in [(lambda x: x["player_state"][1].update(score=x["player_state"][1]["score"] + 1),
-                         "player_state[1].score"),
-                        (lambda x: x.update(pile_counts=[x["pile_counts"][0] + 1] + x["pile_counts"][1:]),
-                         "pile_counts[0]"),
-                        (lambda x: x.update(turn=x["turn"] + 1), "turn"),
-                        (lambda x: x.update(perfect_supply=2), "perfect_supply"),
-                        (lambda x: x.update(torn_in=[2, 2, 2]), "torn_in[0]"),
-                        (lambda x: x["player_state"][0].update(has_chosen=True), "player_state[0].has_chosen")]:
+    for change, field in [(lambda x: x["player_state"][1].update(score=x["player_state"][1]["score"] + 1),
+                           "player_state[1].score"),
+                          (lambda x: x.update(pile_counts=[x["pile_counts"][0] + 1] + x["pile_counts"][1:]),
+                           "pile_counts[0]"),
+                          (lambda x: x.update(turn=x["turn"] + 1), "turn"),
+                          (lambda x: x.update(perfect_supply=2), "perfect_supply"),
+                          (lambda x: x.update(torn_in=[2, 2, 2]), "torn_in[0]"),
+                          (lambda x: x["player_state"][0].update(has_chosen=True),
+                           "player_state[0].has_chosen")]:
         stale = copy.deepcopy(d)
-        edit(stale)
+        change(stale)
         refused(Kilim.from_json, stale, field, error=IllegalPositionError)
 
 
@@ -152,19 +145,21 @@ def test_unknown_keys_in_a_view_and_in_placing_are_refused():
     refused(Kilim.from_view, v, f"player_state[1].scraps_held: seat {g.to_move}'s view cannot hold")
 
 
-def test_messages_name_the_field_path():
+MESSAGES = [
+    (edit(["player_state", 2, "hand", 3], "gold-99"), "player_state[2].hand[3]: must be one of"),
+    (lambda d: d.update(tokens=d["tokens"][:3]), "tokens: expected 4 items, got 3"),
+    (edit(["player_state", 1, "perfect_held"], True),
+     "player_state[1].perfect_held: expected an integer, got boolean"),
+    (edit(["player_state", 0, "kilim", "dominoes"], [[0, 0, "h", "AB"], [0, 1, "v", "CC"]]),
+     "player_state[0].kilim.dominoes[1]: overlaps another domino"),
+]
+
+
+@pytest.mark.parametrize("change,message", MESSAGES, ids=[m.split(":")[0] for _, m in MESSAGES])
+def test_messages_name_the_field_path(change, message):
     d = Kilim(3, 1).to_json()
-    d["player_state"][2]["hand"][3] = "gold-99"
-    refused(Kilim.from_json, d, "player_state[2].hand[3]: must be one of")
-    d = Kilim(3, 1).to_json()
-    d["tokens"] = d["tokens"][:3]
-    refused(Kilim.from_json, d, "tokens: expected 4 items, got 3")
-    d = Kilim(3, 1).to_json()
-    d["player_state"][1]["perfect_held"] = True
-    refused(Kilim.from_json, d, "player_state[1].perfect_held: expected an integer, got boolean")
-    d = Kilim(3, 1).to_json()
-    d["player_state"][0]["kilim"]["dominoes"] = [[0, 0, "h", "AB"], [0, 1, "v", "CC"]]
-    refused(Kilim.from_json, d, "player_state[0].kilim.dominoes[1]: overlaps another domino")
+    change(d)
+    refused(Kilim.from_json, d, message)
 
 
 def test_a_view_holds_no_other_seats_face_down_parts():

@@ -11,7 +11,8 @@ import random
 import pytest
 
 from engine.games.kilim import Kilim, parse_domino
-from engine.registry import from_view as registry_from_view, new_game
+from engine.registry import new_game
+from game_support import DELETE, check_damage_refused, edit
 from protocol_client import (check_view_and_seed_forms_search_alike,
                              play_from_the_seed_form, play_from_views)
 from search import search
@@ -203,25 +204,11 @@ def base_view():
     return scrap_kept("D").to_json(view=0)
 
 
-def edit(path, value=None, delete=False, append=None):
-    def f(v):
-        obj = v
-        for k in path[:-1]:
-            obj = obj[k]
-        if delete:
-            del obj[path[-1]]
-        elif append is not None:
-            obj[path[-1]].append(append)
-        else:
-            obj[path[-1]] = value
-    return f
-
-
 BAD = {
     "wrong game": edit(["game"], "khiva"),
-    "no game": edit(["game"], delete=True),
-    "missing field": edit(["torn_seen"], delete=True),           # a required one (pile_counts is derived)
-    "missing player field": edit(["player_state", 1, "hand"], delete=True),
+    "no game": edit(["game"], DELETE),
+    "missing field": edit(["torn_seen"], DELETE),           # a required one (pile_counts is derived)
+    "missing player field": edit(["player_state", 1, "hand"], DELETE),
     "seat out of range": edit(["view"], 3),
     "seat not a number": edit(["view"], "0"),
     "seat a bool": edit(["view"], True),
@@ -312,25 +299,17 @@ IN_PHASE = {
 }
 
 
-@pytest.mark.parametrize("name", list(IN_PHASE))
-def test_a_bad_view_in_a_later_phase_is_a_value_error(name):
-    phase, change = IN_PHASE[name]
-    v = view_in_phase(phase, pending=phase == "spy")
-    Kilim.from_view(copy.deepcopy(v))
-    change(v)
-    with pytest.raises(ValueError):
-        Kilim.from_view(v)
+# each damage with the view it is done to: seat 0's on its second turn, or the first view of a
+# phase in a random game
+DAMAGED = {**{name: (base_view, change) for name, change in BAD.items()},
+           **{name: (lambda phase=phase: view_in_phase(phase, pending=phase == "spy"), change)
+              for name, (phase, change) in IN_PHASE.items()}}
 
 
-@pytest.mark.parametrize("name", list(BAD))
+@pytest.mark.parametrize("name", list(DAMAGED))
 def test_a_bad_view_is_a_value_error(name):
-    v = base_view()
-    Kilim.from_view(copy.deepcopy(v))                      # the base view itself is fine
-    BAD[name](v)
-    with pytest.raises(ValueError):
-        Kilim.from_view(v)
-    with pytest.raises(ValueError):
-        registry_from_view(v)
+    view_of, change = DAMAGED[name]
+    check_damage_refused(Kilim, view_of(), change)
 
 
 # ---------------------------------------------------------------- the hint API

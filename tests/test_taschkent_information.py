@@ -14,7 +14,7 @@ import pytest
 
 from engine.games.taschkent import Taschkent
 from taschkent_support import build, fresh, give_action, play
-from game_support import advance
+from game_support import advance, worlds
 
 
 def hidden_position():
@@ -40,8 +40,7 @@ def test_hidden_action_cards_really_vary_and_are_uniform():
     n = 4000
     in_p1 = Counter()
     hands = set()
-    for seed in range(n):
-        d = g.determinized(0, seed).to_json()
+    for d in worlds(g, 0, n):
         h = d["player_state"][1]["action_cards"]
         hands.add(tuple(sorted(h.items())))
         in_p1.update(h)
@@ -57,8 +56,7 @@ def test_known_things_stay_put():
     g = advance(Taschkent(3, 77), 60, seed=5)
     truth = g.to_json()
     for o in range(3):
-        for seed in range(20):
-            d = g.determinized(o, seed).to_json()
+        for d in worlds(g, o, 20):
             for p in range(3):
                 a, b = d["player_state"][p], truth["player_state"][p]
                 for k in ("tugrik", "goods", "posts", "supply", "storage", "trading_cards",
@@ -74,8 +72,7 @@ def test_piles_keep_their_contents_and_lose_their_order():
     g = advance(Taschkent(4, 12), 10, seed=2)
     t = g.to_json()
     orders = set()
-    for seed in range(50):
-        d = g.determinized(1, seed).to_json()
+    for d in worlds(g, 1, 50):
         assert sorted(d["trading_pile"]) == sorted(t["trading_pile"])
         orders.add((tuple(d["trading_pile"]), tuple(d["action_pile"])))
     assert len(orders) > 45
