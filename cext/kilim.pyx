@@ -18,10 +18,10 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kil
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset, memmove, memcpy
-from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits, log_event
+from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes, win_shares
+from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -391,6 +391,8 @@ cdef class KilimCore(GameCore):
     Every cdef method is final: called directly, never through the vtable, although Python
     may subclass the type."""
     cdef KilimState s
+    cdef int points[MAX_PLAYERS]         # the last tally(): each player's points,
+    cdef int bonus[MAX_PLAYERS]          # of which the largest-group bonus
     name = "kilim"
     title = "Kilim"
     aliases = ()
@@ -1477,70 +1479,51 @@ cdef class KilimCore(GameCore):
         return rect + tpts + groups - PT_TORN * torn
 
     @cython.final
-    cdef void all_scores(self, int* out, int* bonus) noexcept:
-        """Final points of every player, the largest-group bonus (in bonus) included: +5 for
-        each pattern whose largest group (2 or more) p has, tied leaders all scoring."""
+    cdef void tally(self) noexcept:
+        """Every player's points, the largest-group bonus included (it compares the Kilims, so
+        all are counted at once): +5 for each pattern whose largest group (2 or more) p has,
+        tied leaders all scoring. score(p), rank_key(p) and score_lines read the tally."""
         cdef KilimState* s = &self.s
-        cdef int largest[5][5]
-        cdef int best[5]
+        cdef int largest[MAX_PLAYERS][N_TYPES]
+        cdef int best[N_TYPES]
         cdef int p, t
         for t in range(N_TYPES):
             best[t] = 1
         for p in range(s.n):
-            out[p] = self.kilim_score(p, largest[p], NULL)
+            self.points[p] = self.kilim_score(p, largest[p], NULL)
             for t in range(N_TYPES):
                 if largest[p][t] > best[t]:
                     best[t] = largest[p][t]
         for p in range(s.n):
-            bonus[p] = 0
+            self.bonus[p] = 0
             for t in range(N_TYPES):
                 if best[t] >= 2 and largest[p][t] == best[t]:
-                    bonus[p] += PT_LARGEST
-            out[p] += bonus[p]
+                    self.bonus[p] += PT_LARGEST
+            self.points[p] += self.bonus[p]
 
     @cython.final
-    cdef void get_scores(self, double* out) noexcept:
-        cdef int sc[5]
-        cdef int bonus[5]
-        cdef int p
-        self.all_scores(sc, bonus)
-        for p in range(self.s.n):
-            out[p] = sc[p]
+    cdef int score(self, int p) noexcept:
+        return self.points[p]
 
     @cython.final
-    cdef void get_rewards(self, double* out) noexcept:
-        cdef int sc[5]
-        cdef int bonus[5]
-        cdef long long key[5]
-        cdef int p
-        self.all_scores(sc, bonus)
-        for p in range(self.s.n):
-            key[p] = <long long>sc[p] * 1000 + self.s.k[p].n_cells    # tie-break: largest Kilim
-        win_shares(key, self.s.n, out)
-
-    def scores(self) -> list:
-        """Current points of every Kilim, the largest-group bonuses included."""
-        cdef int sc[5]
-        cdef int bonus[5]
-        self.all_scores(sc, bonus)
-        return [sc[p] for p in range(self.s.n)]
+    cdef long long rank_key(self, int p) noexcept:
+        """Points, then the largest Kilim (cells woven: fewer than 1,000)."""
+        return <long long>self.points[p] * 1000 + self.s.k[p].n_cells
 
     def score_lines(self, int p) -> dict:
         """The rulebook's score lines for player p."""
         self._check_player(p)
-        cdef int sc[5]
-        cdef int bonus[5]
-        cdef int largest[5]
+        cdef int largest[N_TYPES]
         cdef int parts[4]
-        self.all_scores(sc, bonus)
+        self.tally()
         self.kilim_score(p, largest, parts)
         return {"rectangle": parts[0], "types": parts[1], "adjacent": parts[2],
-                "largest_group": bonus[p], "torn": parts[3], "total": sc[p]}
+                "largest_group": self.bonus[p], "torn": parts[3], "total": self.points[p]}
 
     def largest_groups(self, int p) -> list:
         """The size of p's largest group of each pattern type A-E."""
         self._check_player(p)
-        cdef int largest[5]
+        cdef int largest[N_TYPES]
         self.kilim_score(p, largest, NULL)
         return [largest[t] for t in range(N_TYPES)]
 
@@ -1548,12 +1531,6 @@ cdef class KilimCore(GameCore):
         """The cells woven in p's Kilim (the tie-break)."""
         self._check_player(p)
         return self.s.k[p].n_cells
-
-    def ranking(self) -> list:
-        """Final places (1 = first): points, then the largest Kilim; fully tied share a place."""
-        sc = self.scores()
-        keys = [(sc[p], self.s.k[p].n_cells) for p in range(self.s.n)]
-        return [1 + sum(1 for k in keys if k > keys[p]) for p in range(self.s.n)]
 
     # ================================================================ information
     @cython.final
