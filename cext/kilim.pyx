@@ -100,12 +100,12 @@ for _a in range(5):
         PAIR_B[_k] = _b
         _k += 1
 
-cdef enum:
-    PT_RECT = 10
-    PT_THREE = 10
-    PT_FIVE = 5
-    PT_LARGEST = 5
-    PT_TORN = 3
+cdef enum:                   # points (the rulebook's scoring)
+    PT_RECT = 10             # the Kilim is a full rectangle
+    PT_THREE = 10            # exactly 3 pattern types
+    PT_FIVE = 5              # all 5 types
+    PT_LARGEST = 5           # the largest group of a type (ties: every leader)
+    PT_TORN = 3              # lost for each torn pattern showing
 
 
 # ================================================================ moves and phases
@@ -121,7 +121,7 @@ cpdef enum:
     PH_SCRAPAT = 8           # a scrap is placed (from the hand or moved by a token)
     PH_OVER = 9
 
-    ST_SPY = 0
+    ST_SPY = 0               # the automatic steps of a turn, after the cards (advance)
     ST_AUCTION = 1
     ST_SCRAP = 2
     ST_ART = 3
@@ -217,6 +217,16 @@ cpdef int cell_row(int x) noexcept nogil:
 
 cpdef int cell_col(int x) noexcept nogil:
     return x & 127
+
+cdef inline int moves_of_bits(int* buf, int kind, uint32_t bits) noexcept nogil:
+    """A move of `kind` for each bit set in `bits`, the bit its argument, ascending; their number."""
+    cdef int n = 0
+    while bits:
+        buf[n] = make_move(kind, lowest_bit(bits))
+        n += 1
+        bits &= bits - 1
+    return n
+
 
 # ================================================================ state
 # One Kilim, declared in C. Cython is shown its extent and counts but not its grid `m`, so
@@ -406,6 +416,8 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void setup(self, int n, uint64_t seed) noexcept:
+        """The deal: full hands, the three piles (2 players: 5 dominoes fewer in each, torn
+        carpets shuffled in by player count), the scraps on the board, the first domino shown."""
         cdef KilimState* s = &self.s
         cdef int g, i, p, t, size, k, regs
         cdef i8 ids[15]
@@ -484,23 +496,12 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
         cdef KilimState* s = &self.s
-        cdef int n = 0, v, t
-        cdef uint32_t h
+        cdef int n = 0, t
         cdef int ph = s.phase
         if ph == PH_CARD:
-            h = s.hand[s.actor]
-            while h:
-                buf[n] = make_move(MV_CARD, lowest_bit(h))
-                n += 1
-                h &= h - 1
-            return n
+            return moves_of_bits(buf, MV_CARD, s.hand[s.actor])
         if ph == PH_SPY or ph == PH_SCRAPBID or ph == PH_ARTBID:
-            h = self.bid_options(s.actor, ph)
-            while h:
-                buf[n] = make_move(MV_BID, lowest_bit(h))
-                n += 1
-                h &= h - 1
-            return n
+            return moves_of_bits(buf, MV_BID, self.bid_options(s.actor, ph))
         if ph == PH_SCRAPPICK:
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_BOARD:
@@ -719,9 +720,9 @@ cdef class KilimCore(GameCore):
         """DONE, then every optional action of p, in ascending move order."""
         cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
-        cdef int n = 0, t, r, c, d, i, no, anchor
+        cdef int n = 0, na = 0, t, i, j, no
         cdef int opts[9]
-        cdef u128 x
+        cdef int anchors[MOST_MOVES]
         cdef bint rot = s.token_holder[TOK_ROTATE] == p and not s.token_used[TOK_ROTATE]
         cdef bint rem = s.token_holder[TOK_REMOVE] == p and not s.token_used[TOK_REMOVE]
         cdef bint mov = s.token_holder[TOK_MOVE] == p and not s.token_used[TOK_MOVE]
@@ -741,28 +742,27 @@ cdef class KilimCore(GameCore):
                 if s.scrap_loc[t] == LOC_HELD + p:
                     buf[n] = make_move(MV_SELSCRAP, t)
                     n += 1
-        if rot and k.n_dom > 0:
-            for r in range(ORG, k.rmax + 1):
-                x = grid(k, M_HL)[r] | grid(k, M_VL)[r]
-                while x:
-                    c = low128(x)
-                    x &= x - 1
-                    d = 0 if (grid(k, M_HL)[r] >> c) & 1 else 1
-                    if not self.free_domino(p, r, c, d):
-                        continue
-                    no = self.rotate_options(p, r, c, d, opts)
-                    anchor = anchor_of(r, c, d)
-                    for i in range(no):
-                        buf[n] = make_move(MV_ROTATE, rotate_arg(anchor, opts[i]))
-                        n += 1
+        if rot or rem or mov:
+            na = self.free_dominoes(p, anchors)
+        if rot:
+            for i in range(na):
+                no = self.rotate_options(p, anchor_row(anchors[i]), anchor_col(anchors[i]),
+                                         anchor_dir(anchors[i]), opts)
+                for j in range(no):
+                    buf[n] = make_move(MV_ROTATE, rotate_arg(anchors[i], opts[j]))
+                    n += 1
         if rem:
-            n = self.list_dominoes(p, MV_REMOVE, buf, n)
+            for i in range(na):
+                buf[n] = make_move(MV_REMOVE, anchors[i])
+                n += 1
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_WOVEN + p:
                     buf[n] = make_move(MV_REMOVESCRAP, t)
                     n += 1
         if mov:
-            n = self.list_dominoes(p, MV_MOVE, buf, n)
+            for i in range(na):
+                buf[n] = make_move(MV_MOVE, anchors[i])
+                n += 1
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_WOVEN + p and self.scrap_can_move(p, t):
                     buf[n] = make_move(MV_MOVESCRAP, t)
@@ -778,12 +778,14 @@ cdef class KilimCore(GameCore):
         return n
 
     @cython.final
-    cdef int list_dominoes(self, int p, int kind, int* buf, int n) noexcept:
+    cdef int free_dominoes(self, int p, int* anchors) noexcept:
+        """The anchors of p's dominoes that a token may take (free_domino), row by row; their
+        number."""
         cdef Kil* k = &self.s.k[p]
-        cdef int r, c, d
+        cdef int r, c, d, n = 0
         cdef u128 x
         if k.n_dom == 0:
-            return n
+            return 0
         for r in range(ORG, k.rmax + 1):
             x = grid(k, M_HL)[r] | grid(k, M_VL)[r]
             while x:
@@ -791,7 +793,7 @@ cdef class KilimCore(GameCore):
                 x &= x - 1
                 d = 0 if (grid(k, M_HL)[r] >> c) & 1 else 1
                 if self.free_domino(p, r, c, d):
-                    buf[n] = make_move(kind, anchor_of(r, c, d))
+                    anchors[n] = anchor_of(r, c, d)
                     n += 1
         return n
 
@@ -974,24 +976,24 @@ cdef class KilimCore(GameCore):
         s.seat_iter = 0
 
     @cython.final
-    cdef int next_with(self, int card) noexcept:
+    cdef bint offers_made(self, int card, int phase, int* bids) noexcept:
+        """The players of `card` choose their Gold card one after another, from seat_iter on:
+        False while one still has to (it is then to move, in `phase`). Once all have, the
+        Gold cards are shown and leave the hands: True."""
         cdef KilimState* s = &self.s
         cdef int q
         for q in range(s.seat_iter, s.n):
             if s.choice[q] == card:
-                return q
-        return -1
-
-    @cython.final
-    cdef void reveal_bids(self, int card, int* bids) noexcept:
-        cdef KilimState* s = &self.s
-        cdef int p
-        for p in range(s.n):
-            if s.choice[p] == card:
-                s.hand[p] &= ~(1u << bids[p])
+                s.phase = phase
+                s.actor = q
+                return False
+        for q in range(s.n):
+            if s.choice[q] == card:
+                s.hand[q] &= ~(1u << bids[q])
                 if s.tracking:
                     ih_public(&s.ih, (<uint64_t>EV_BIDS << 56) | (<uint64_t>card << 40)
-                              | (<uint64_t>p << 32) | <uint64_t>bids[p])
+                              | (<uint64_t>q << 32) | <uint64_t>bids[q])
+        return True
 
     @cython.final
     cdef void advance(self) noexcept:
@@ -1000,12 +1002,8 @@ cdef class KilimCore(GameCore):
         cdef int q, w
         while True:
             if s.step == ST_SPY:
-                q = self.next_with(C_SPY)
-                if q >= 0:
-                    s.phase = PH_SPY
-                    s.actor = q
+                if not self.offers_made(C_SPY, PH_SPY, s.spy_bid):
                     return
-                self.reveal_bids(C_SPY, s.spy_bid)
                 if s.tracking:
                     for q in range(s.n):
                         if s.choice[q] == C_SPY:
@@ -1016,12 +1014,8 @@ cdef class KilimCore(GameCore):
                 s.step = ST_SCRAP
                 s.seat_iter = 0
             elif s.step == ST_SCRAP:
-                q = self.next_with(C_SCRAP)
-                if q >= 0:
-                    s.phase = PH_SCRAPBID
-                    s.actor = q
+                if not self.offers_made(C_SCRAP, PH_SCRAPBID, s.scrap_bid):
                     return
-                self.reveal_bids(C_SCRAP, s.scrap_bid)
                 w = self.side_winner(C_SCRAP, s.scrap_bid, True)
                 s.step = ST_ART
                 s.seat_iter = 0
@@ -1032,12 +1026,8 @@ cdef class KilimCore(GameCore):
                         self.see_board(w)
                     return
             elif s.step == ST_ART:
-                q = self.next_with(C_ART)
-                if q >= 0:
-                    s.phase = PH_ARTBID
-                    s.actor = q
+                if not self.offers_made(C_ART, PH_ARTBID, s.art_bid):
                     return
-                self.reveal_bids(C_ART, s.art_bid)
                 w = self.side_winner(C_ART, s.art_bid, False)
                 s.step = ST_PLACE
                 if w >= 0 and self.free_tokens() > 0:

@@ -34,6 +34,9 @@ STEP_NAMES = ("the Spy offers", "the auction", "the Scrap Bag offers", "the Arti
               "weaving the won dominoes", "the weaving windows", "the end of the turn")  # core.ST_*
 SOURCES = ("won", "perfect", "move")                   # by core.PS_WON, PS_PERFECT, PS_MOVE
 DIRECTIONS = ("up", "right", "down", "left")
+# how narration tells who won the Scrap Bag and the Artisan (core.LOG_SCRAPWIN, LOG_ARTWIN)
+SIDE_WINNER_TEXT = {core.LOG_SCRAPWIN: ("scrap bag", "searches the bag", "nobody searches"),
+                    core.LOG_ARTWIN: ("artisan", "calls the Artisan", "nobody calls the Artisan")}
 # A regular domino's id is group * 15 + the index of its pair of types, numbered as the core
 # numbers them: (A, A), (A, B), ... (E, E).
 PAIRS = [(a, b) for a in range(core.N_TYPES) for b in range(a, core.N_TYPES)]
@@ -769,10 +772,9 @@ class Kilim(CheckedGame, KilimCore):
         if kind in (core.LOG_SCRAPBID, core.LOG_ARTBID):
             who = "scrap bag" if kind == core.LOG_SCRAPBID else "artisan"
             return [f"  P{p} ({who}) {'offers' if b else 'cannot pay and discards'} gold-{a}"]
-        if kind == core.LOG_SCRAPWIN:
-            return [f"  scrap bag: {f'P{p} searches the bag' if p >= 0 else 'nobody searches'}"]
-        if kind == core.LOG_ARTWIN:
-            return [f"  artisan: {f'P{p} calls the Artisan' if p >= 0 else 'nobody calls the Artisan'}"]
+        if kind in SIDE_WINNER_TEXT:
+            side, does, nobody = SIDE_WINNER_TEXT[kind]
+            return [f"  {side}: {f'P{p} {does}' if p >= 0 else nobody}"]
         if kind == core.LOG_SCRAPPICK:
             if viewer is not None and viewer != p:
                 return []                  # kept face down: the others learn only that it took one
