@@ -170,52 +170,52 @@ cpdef enum:
 # The packed move arguments, each number with its accessor (cpdef: the Python half's notation
 # reads them too). A placement: the anchor cell (the top or left half), the direction (0
 # across, 1 down) and whether the domino's halves are swapped.
-cpdef int place_arg(int r, int c, int d, int flip) noexcept nogil:
+cpdef inline int place_arg(int r, int c, int d, int flip) noexcept nogil:
     return (r << 9) | (c << 2) | (d << 1) | flip
 
-cpdef int place_row(int x) noexcept nogil:
+cpdef inline int place_row(int x) noexcept nogil:
     return (x >> 9) & 127
 
-cpdef int place_col(int x) noexcept nogil:
+cpdef inline int place_col(int x) noexcept nogil:
     return (x >> 2) & 127
 
-cpdef int place_dir(int x) noexcept nogil:
+cpdef inline int place_dir(int x) noexcept nogil:
     return (x >> 1) & 1
 
-cpdef int place_flip(int x) noexcept nogil:
+cpdef inline int place_flip(int x) noexcept nogil:
     return x & 1
 
 # A woven domino (Rotate, Remove, Move): its anchor, the top or left cell and the direction.
-cpdef int anchor_of(int r, int c, int d) noexcept nogil:
+cpdef inline int anchor_of(int r, int c, int d) noexcept nogil:
     return (r << 8) | (c << 1) | d
 
-cpdef int anchor_row(int anchor) noexcept nogil:
+cpdef inline int anchor_row(int anchor) noexcept nogil:
     return anchor >> 8
 
-cpdef int anchor_col(int anchor) noexcept nogil:
+cpdef inline int anchor_col(int anchor) noexcept nogil:
     return (anchor >> 1) & 127
 
-cpdef int anchor_dir(int anchor) noexcept nogil:
+cpdef inline int anchor_dir(int anchor) noexcept nogil:
     return anchor & 1
 
 # A rotation: the domino's anchor and one of its rotate_options.
-cpdef int rotate_arg(int anchor, int option) noexcept nogil:
+cpdef inline int rotate_arg(int anchor, int option) noexcept nogil:
     return (anchor << 4) | option
 
-cpdef int rotate_anchor(int x) noexcept nogil:
+cpdef inline int rotate_anchor(int x) noexcept nogil:
     return x >> 4
 
-cpdef int rotate_option(int x) noexcept nogil:
+cpdef inline int rotate_option(int x) noexcept nogil:
     return x & 15
 
 # A cell for a scrap.
-cpdef int cell_arg(int r, int c) noexcept nogil:
+cpdef inline int cell_arg(int r, int c) noexcept nogil:
     return (r << 7) | c
 
-cpdef int cell_row(int x) noexcept nogil:
+cpdef inline int cell_row(int x) noexcept nogil:
     return x >> 7
 
-cpdef int cell_col(int x) noexcept nogil:
+cpdef inline int cell_col(int x) noexcept nogil:
     return x & 127
 
 cdef inline int moves_of_bits(int* buf, int kind, uint32_t bits) noexcept nogil:
