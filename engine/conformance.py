@@ -23,6 +23,7 @@ itself is wrapped the same way.
 """
 from __future__ import annotations
 
+import copy
 import json
 import pickle
 import random
@@ -48,14 +49,15 @@ TWIN_SEED = 12_345          # the determinization seed of the twin world (see _c
 NOT_MOVES: Tuple[Any, ...] = ("no-such-move", "", "   ", 3.5, None, True, [1], (1,), b"1")
 NOT_INTS: Tuple[int, ...] = (-1, -2 ** 31 - 1, 2 ** 31, 2 ** 40)
 
-# The checks by name, in the order they run; `skip` takes these names.
+# The checks by name, in the order they run; `skip` takes these names. (The move cap, which
+# keeps a game that never ends from hanging the run, always holds.)
 CHECKS = (
     "setup",          # class attributes, player counts refused, seeds dealing alike
-    "loading",        # from_json/from_view refuse non-objects, unknown keys, deep or huge input
+    "loading",        # from_json/from_view refuse non-objects, unknown keys, deep or huge input,
+                      # damaged common fields (game, players, phase, to_move, view, player_state)
     "invariants",     # check_invariants at every state
     "moves",          # legal moves: ints, ascending, distinct, within the bound; none iff over
     "events",         # the narration log grows by at most LOG_SIZE 5-tuples a move
-    "end",            # the game ends within the move cap
     "scoring",        # rewards are win shares summing to 1, given by the ranking
     "rank_keys",      # the ranking follows rank_keys()
     "illegal",        # non-moves, bad notation, ints out of range: IllegalMoveError, no change
@@ -100,6 +102,29 @@ class ConformanceReport:
                 f"moves ({shortest}-{longest} a game), {self.deep_states} states checked "
                 f"deeply, at most {self.most_moves} legal moves, {len(self.move_kinds)} kinds "
                 f"of move" + (f"; skipped {', '.join(self.skipped)}" if self.skipped else ""))
+
+
+def _set(key: str, value: Any) -> Callable[[dict], None]:
+    return lambda d: d.__setitem__(key, value)
+
+
+def _damages(top: int, view: bool) -> List[Tuple[str, Callable[[dict], None]]]:
+    """Damage to the fields every game's states and views share (the game, the seat counts,
+    the phase, the seat to move, one item per seat in player_state), each refused by every
+    game; `top`: the game's most players."""
+    out = [("another game", _set("game", "chess")), ("no game", lambda d: d.pop("game")),
+           ("too many players", _set("players", top + 1)), ("players as text", _set("players", "3")),
+           ("players as a float", _set("players", 3.0)), ("huge players", _set("players", 2 ** 70)),
+           ("no phase", lambda d: d.pop("phase")), ("an unknown phase", _set("phase", "dance")),
+           ("to_move out of range", _set("to_move", top + 4)),
+           ("no player_state", lambda d: d.pop("player_state")),
+           ("player_state one short", lambda d: d["player_state"].pop()),
+           ("player_state one too long", lambda d: d["player_state"].append(d["player_state"][0])),
+           ("player_state not a list", _set("player_state", {"0": 1}))]
+    if view:
+        out += [("a seat out of range", _set("view", top)), ("a seat as text", _set("view", "0")),
+                ("a seat as a bool", _set("view", True)), ("no seat", lambda d: d.pop("view"))]
+    return out
 
 
 def _kind(text: str) -> str:
@@ -190,7 +215,8 @@ class _Checker:
     def check_loading(self, g: Any) -> None:
         """Both loaders refuse, with a ViewError (a ValueError) and before recursing or
         copying: what is no JSON object, a state for a view and a view for a state, an
-        unknown key (a seed in a view among them), input nested too deep or too large."""
+        unknown key (a seed in a view among them), input nested too deep or too large; and
+        with a ValueError damage to the fields every game shares (_damages)."""
         if not self.on("loading"):
             return
         cls, name = self.cls, self.cls.name
@@ -214,6 +240,12 @@ class _Checker:
                          match="too large")
         self.refuses(lambda: cls.from_view(dict(view, seed=g.to_json()["seed"])), ViewError,
                      "from_view of a view with a seed", match="(root): unknown key 'seed'")
+        top = cls.max_players
+        for load, good in ((cls.from_json, state), (cls.from_view, view)):
+            for what, change in _damages(top, "view" in good):
+                bad = copy.deepcopy(good)
+                change(bad)
+                self.refuses(lambda: load(bad), ValueError, f"{load.__name__} of {what}")
 
     # ------------------------------------------------------------ one game
     def play(self, players: int, seed: int, rng: random.Random, deep: bool) -> List[int]:
