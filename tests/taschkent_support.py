@@ -169,6 +169,18 @@ def finished(d: dict) -> Taschkent:
     return build(d)
 
 
+def iron_to_sell_in_r2(d: dict, own_hut: str) -> str:
+    """Seat 0, with an iron and a trading post in R2, is about to sell in the trading round
+    that follows (the last seat of round 4 skips its second move): a neutral hut and seat
+    `own_hut` stand in R2 beside the printed R2a and R2b. The neutral hut's name."""
+    neutral = neutral_to(d, 2)
+    hut_to(d, own_hut, "R2")
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 2)
+    last_turn_of_round(d)
+    return neutral
+
+
 def play(g: Taschkent, *texts: str) -> None:
     for t in texts:
         g.apply(g.parse_move(t))

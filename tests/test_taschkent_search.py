@@ -28,15 +28,10 @@ def test_heuristic_beats_random_clearly():
 def test_heuristic_prefers_a_printed_hut_for_a_sold_good():
     """Among equally paid sales the heuristic puts the good on a pre-printed hut (it stays),
     not on a neutral or its own hut (those can be moved by Caravan moves on)."""
-    from taschkent_support import (add_posts, build, fresh, give_goods, hut_to,
-                                   last_turn_of_round, neutral_to, play)
+    from taschkent_support import build, fresh, iron_to_sell_in_r2, play
     from search.heuristics.taschkent import choose
     d = fresh()
-    n = neutral_to(d, 2)
-    hut_to(d, "H0", "R2")
-    give_goods(d, 0, "iron")
-    add_posts(d, 0, 2)
-    last_turn_of_round(d)
+    n = iron_to_sell_in_r2(d, "H0")
     g = build(d)
     play(g, "no-move")
     sales = [g.move_to_text(m) for m in g.legal_moves() if g.move_to_text(m) != "pass"]
