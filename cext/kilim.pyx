@@ -304,9 +304,9 @@ cdef struct KilimState:
     int scrap_r[5]
     int scrap_c[5]
     int scrap_under[5]               # code under a woven scrap, -1 for a filled hole
+    u8 where[5][5]                   # where[o][t]: where observer o knows scrap t may be
     Kil k[5]
     Rng chance
-    u8 where[5][5]        # where[o][t]: where observer o knows scrap t may be
 
 if MOST_MOVES > MAX_MOVES:
     raise ImportError("a Kilim position can have more moves than a move buffer holds")
