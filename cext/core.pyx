@@ -11,6 +11,8 @@ from cext.rng cimport Rng, rng_seed, rng_below
 from cext.infohash cimport KEY_SO, KEY_MO, ih_key
 from cext cimport moves
 
+MOVE_BUFFER = MAX_MOVES        # the most legal moves any position may have (a move buffer)
+LOG_ENTRIES = LOG_SIZE         # narration entries the log keeps (no move writes more)
 KIND_SHIFT = moves.MOVE_KIND_SHIFT
 ARG_MASK = moves.MOVE_ARG_MASK
 

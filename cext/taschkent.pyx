@@ -207,7 +207,6 @@ cpdef enum:
     LOG_LAST_CARD = 15
     LOG_TRACK_HUT = 17       # a: track field given a neutral hut
 
-LG_STEAL = LOG_STEAL     # the old name, still read by tests/test_narration.py: drop it with that line
 
 if <int>MOST_MOVES > <int>GEN_MOVES_CAP or <int>GEN_MOVES_CAP > <int>MAX_MOVES \
         or <int>GEN_MOVES_CAP > <int>MOVE_BUF:

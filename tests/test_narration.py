@@ -359,13 +359,13 @@ def test_a_viewer_is_told_nothing_its_view_hides(game, n, seed):
 def test_khan_sables_face_down_draw_shows_its_value_only_to_sable():
     g = position(["sable", "bison"], tops={"sundome": ["raid100"]}, herds={0: [50]},
                  corrals={0: [20]}, corrals_used={0: 1})
-    b = g.clone()
-    g.apply("raid-sundome")
-    spectator = g.narrate(b, 0, 9)
+    b, raid = g.clone(), g.parse_move("raid-sundome")
+    g.apply(raid)
+    spectator = g.narrate(b, 0, raid)
     assert "it is a 100" in spectator[0]
     assert spectator[1] == "    herds: P0 150  P1 0   scores: P0 170  P1 0"
-    assert g.narrate(b, 0, 9, viewer=0) == spectator          # Sable sees its own cards
-    other = g.narrate(b, 0, 9, viewer=1)
+    assert g.narrate(b, 0, raid, viewer=0) == spectator       # Sable sees its own cards
+    other = g.narrate(b, 0, raid, viewer=1)
     assert other[0] == "P0 (Sable Nation) raids Sun Dome: a Raid! card, face down (Sable Nation)"
     assert other[1] == "    herds: P0 0 +2 face down  P1 0   scores: P0 0 +3 face down  P1 0"
 
@@ -383,10 +383,10 @@ def test_khan_sables_corral_and_loss_count_only_face_up_cows():
     assert "170" not in "\n".join(other)
     # Enemy Magic on a herd of face-down cards only
     g = position(["sable", "bison"], tops={"boldhome": ["magic"]}, herds={0: [100, 50]})
-    b = g.clone()
-    g.apply("raid-boldhome")
-    assert "loses the whole herd (2 Raid! cards, 150 cows)" in g.narrate(b, 0, 0)[0]
-    other = g.narrate(b, 0, 0, viewer=1)
+    b, raid = g.clone(), g.parse_move("raid-boldhome")
+    g.apply(raid)
+    assert "loses the whole herd (2 Raid! cards, 150 cows)" in g.narrate(b, 0, raid)[0]
+    other = g.narrate(b, 0, raid, viewer=1)
     assert "loses the whole herd (2 Raid! cards, all face down)" in other[0]
     assert "150" not in "\n".join(other)
 
@@ -475,7 +475,7 @@ def test_taschkent_the_final_blind_draw_of_nothing_is_not_told():
         while not g.is_terminal():
             b, p, m = g.clone(), g.to_move, rng.choice(g.legal_moves())
             g.apply(m)
-        steals = [e for e in g.last_events() if e[0] == tk_core.LG_STEAL and e[3] == 0]
+        steals = [e for e in g.last_events() if e[0] == tk_core.LOG_STEAL and e[3] == 0]
         f = g._fields()
         if not steals:
             continue
