@@ -151,16 +151,17 @@ class ParallelSearch:
         self.replace_dead()
         w = self.workers
         total = budget.iterations
-        shares = [Budget(total // w + (1 if i < total % w else 0), budget.seconds)
-                  for i in range(w)]
+        shares = {i: Budget(total // w + (1 if i < total % w else 0), budget.seconds)
+                  for i in range(w)}
+        if total:       # a worker with no iterations to run would have no limit: it sits out
+            shares = {i: b for i, b in shares.items() if b.iterations}
         t0 = time.perf_counter()
         self.number += 1
-        refs = [a.search.remote(state, player, shares[i], config, seed * 1_000_003 + i,
-                                self.number)
-                for i, a in enumerate(self.actors)]
+        pending = {self.actors[i].search.remote(state, player, share, config,
+                                                seed * 1_000_003 + i, self.number): i
+                   for i, share in shares.items()}
         if on_submit:
             on_submit()
-        pending = dict(zip(refs, range(w)))
         answers, failed = [], []
         stopped = False
         while pending:

@@ -37,6 +37,14 @@ def test_distributed_search_merges_statistics_that_add_up(pool):
     assert [(s.move, s.visits) for s in again.stats] == [(s.move, s.visits) for s in r.stats]
 
 
+def test_fewer_iterations_than_workers_ends_with_exactly_that_many(pool):
+    # one iteration over two workers: the worker with no share sits out (with a share of 0
+    # it would have had no limit at all and the search would never end)
+    g = new_game("khiva", 3, 7)
+    r = pool.search(g, Budget(1), seed=1)
+    assert r.iterations == 1 and r.answered == [0] and r.failed == []
+
+
 def test_majority_vote_merge(pool):
     g = new_game("khiva", 2, 3)
     r = pool.search(g, Budget(2000), seed=2, merge="vote")
