@@ -1,5 +1,5 @@
 """Fuzz `caravan uci` with seeded random and mutated lines and print what happened (the
-fuzzer of tests/test_protocol_fuzz.py, which says how it works and what it checks).
+fuzzer of tests/protocol_fuzzer.py, which says how it works and what it checks).
 
     python bench/fuzz_protocol.py [LINES (default 10000)] [--seed S] [--chunk N]
 
@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
-from test_protocol_fuzz import FINDINGS, fuzz  # noqa: E402
+from protocol_fuzzer import FINDINGS, fuzz  # noqa: E402
 
 
 def main() -> int:
