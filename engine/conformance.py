@@ -45,7 +45,7 @@ MOVE_CAP = 20_000           # moves after which a game is taken never to end
 TEXTS_PARSED = 64           # legal moves whose notation is parsed back at one state (evenly spread)
 THOROUGH = 3                # one deep state in this many also loads JSON and views twice
 FEW_MOVES = 8               # a move list this short is searched for kinds of move not played yet
-TWIN_SEED = 12_345          # the determinization seed of the twin world (see _check_determinized)
+TWIN_SEED = 12_345          # the determinization seed of the twin world (see check_determinized)
 NOT_MOVES: Tuple[Any, ...] = ("no-such-move", "", "   ", 3.5, None, True, [1], (1,), b"1")
 NOT_INTS: Tuple[int, ...] = (-1, -2 ** 31 - 1, 2 ** 31, 2 ** 40)
 
@@ -86,7 +86,7 @@ class ConformanceReport:
     plies: int = 0                                  # moves played in them
     deep_states: int = 0                            # states given every check
     lengths: Dict[int, List[int]] = field(default_factory=dict)   # player count -> game lengths
-    move_kinds: Counter = field(default_factory=Counter)          # first word of a played move
+    move_kinds: Counter = field(default_factory=Counter)          # the letters a played move starts with
     phases: Counter = field(default_factory=Counter)              # phase of every state reached
     deep_phases: Counter = field(default_factory=Counter)         # phase of every deep state
     most_moves: int = 0                             # the longest legal move list seen
@@ -156,6 +156,7 @@ class _Checker:
         self.on_state, self.on_end = on_state, on_end
         self.where = _Where(cls.name, 0, 0)
         self.thorough = True                  # this deep state gets the checks run one time in THOROUGH
+        self.phase: Optional[str] = None      # the phase of the state check_state saw last
         self.kinds: Dict[int, str] = {}       # move -> its kind, named the first time it is played
 
     # ------------------------------------------------------------ helpers
@@ -266,8 +267,7 @@ class _Checker:
             mover = g.to_move
             text = g.move_to_text(move) if deep else ""
             report.move_kinds[self.kind_of(g, move)] += 1
-            phase = getattr(g, "phase", None)
-            is_deep = deep and (ply % self.every == offset or phase not in report.deep_phases)
+            is_deep = deep and (ply % self.every == offset or self.phase not in report.deep_phases)
             if is_deep:
                 watch = self.check_deeply(g, legal, moves, played)
                 snapshots[ply] = json.dumps(watch[1], sort_keys=True)
@@ -317,13 +317,14 @@ class _Checker:
         return move
 
     def check_state(self, g: Any) -> List[int]:
-        """The checks of every state: its invariants and its legal moves."""
+        """The checks of every state: its invariants and its legal moves (returned); its phase
+        (a game's `phase` attribute, if it has one) is counted and kept in self.phase."""
         report = self.report
         if self.on("invariants"):
             g.check_invariants()
         legal = g.legal_moves()
         over = g.is_terminal()
-        phase = getattr(g, "phase", None)
+        phase = self.phase = getattr(g, "phase", None)
         if phase is not None:
             report.phases[phase] += 1
             most = report.most_moves_by_phase
@@ -405,9 +406,8 @@ class _Checker:
         report = self.report
         report.deep_states += 1
         self.thorough = report.deep_states % THOROUGH == 1 or not legal
-        phase = getattr(g, "phase", None)
-        if phase is not None:
-            report.deep_phases[phase] += 1
+        if self.phase is not None:                  # check_state has just seen g
+            report.deep_phases[self.phase] += 1
         d = g.to_json()
         self.check_illegal(g, legal, history, played, d, "illegal")
         self.check_illegal(g, legal, history, played, d, "illegal_ints")

@@ -30,7 +30,7 @@ from game_support import advance, stats_of
 from search import search
 
 GAMES_PER_COUNT = int(os.environ.get("CARAVAN_CONFORMANCE_GAMES", "0"))   # 0: each game's own
-DEEP_GAMES = int(os.environ.get("CARAVAN_CONFORMANCE_DEEP", "1"))
+DEEP_GAMES = int(os.environ.get("CARAVAN_CONFORMANCE_DEEP", "2"))
 
 
 # ---------------------------------------------------------------- what each game must reach
@@ -95,23 +95,23 @@ def taschkent_covered(report: ConformanceReport, counts) -> None:
 
 
 SPECS: Dict[str, Spec] = {
-    "khiva": Spec(games=30, every=10, bound=khiva_core.MOST_MOVES, on_end=khiva_end,
+    "khiva": Spec(games=250, every=10, bound=khiva_core.MOST_MOVES, on_end=khiva_end,
                   shortest=lambda n: 11, kinds=frozenset({"play", "boost", "salt", "carpet", "nothing"}),
                   deep_phases=frozenset({"choose", "boost", "shop4", "over"})),
-    "khan": Spec(games=12, every=12, bound=khan_core.MOST_MOVES, on_end=khan_end,
+    "khan": Spec(games=250, every=12, bound=khan_core.MOST_MOVES, on_end=khan_end,
                  shortest=lambda n: 80 // n,
                  kinds=frozenset({"raid", "corral", "keep", "steal", "bless", "observant", "reveal",
                                   "take", "sneak", "stop"}),
                  deep_phases=frozenset({"main", "blessing", "reveal", "pick", "over"}),
                  covered=khan_covered, public_moves=True),
-    "kilim": Spec(games=6, every=40, bound=kilim_core.MOST_MOVES, on_end=kilim_end,
+    "kilim": Spec(games=60, every=40, bound=kilim_core.MOST_MOVES, on_end=kilim_end,
                   shortest=lambda n: 31,
                   kinds=frozenset({"gold", "spy", "scrap", "artisan", "place", "weave", "take",
                                    "move", "rotate", "remove", "token", "done"}),
                   deep_phases=frozenset({"card", "spy", "scrap-bid", "artisan-bid", "scrap-pick",
                                          "token-pick", "place", "window", "scrap-at", "over"}),
                   covered=kilim_covered),
-    "taschkent": Spec(games=12, every=10, bound=taschkent_core.MOST_MOVES, on_end=taschkent_end,
+    "taschkent": Spec(games=250, every=10, bound=taschkent_core.MOST_MOVES, on_end=taschkent_end,
                       shortest=lambda n: 11,
                       kinds=frozenset({"move", "hut", "no", "end", "tugrik", "card", "post",
                                        "sell", "pass"}),
