@@ -86,7 +86,7 @@ class ConformanceReport:
     plies: int = 0                                  # moves played in them
     deep_states: int = 0                            # states given every check
     lengths: Dict[int, List[int]] = field(default_factory=dict)   # player count -> game lengths
-    move_kinds: Counter = field(default_factory=Counter)          # the letters a played move starts with
+    move_kinds: Counter = field(default_factory=Counter)          # kind (see _kind) -> moves
     phases: Counter = field(default_factory=Counter)              # phase of every state reached
     deep_phases: Counter = field(default_factory=Counter)         # phase of every deep state
     most_moves: int = 0                             # the longest legal move list seen

@@ -1,4 +1,5 @@
-"""Helpers shared by every game's tests: random play, search statistics, positions spread over
+"""Helpers shared by every game's tests: moves in notation, derived fields left out, random
+play, search statistics, positions spread over
 a game's phases, an agent's win share over seeded games, determinized worlds, edits of JSON
 values and their refusal, the inputs that once broke Caravan (tests/regressions/), and the
 check that a state loaded from a seat's view sees and searches like the true one. (What a
@@ -48,6 +49,32 @@ def hero_share(game: str, players: int, games: int, deal: int, hero, others) -> 
         agents[seat] = hero(i)
         total += play_game(game, agents, deal + i, players).rewards[seat]
     return total / games
+
+
+def play(g, *texts: str) -> None:
+    """Apply moves given in notation."""
+    for t in texts:
+        g.apply(g.parse_move(t))
+
+
+def texts(g) -> List[str]:
+    """The legal moves in notation."""
+    return [g.move_to_text(m) for m in g.legal_moves()]
+
+
+def player(g, p: int) -> dict:
+    """Seat p's part of the full state."""
+    return g.to_json()["player_state"][p]
+
+
+def strip_derived(d: dict, derived, lists: Tuple[str, ...] = ("player_state",)) -> dict:
+    """`d` without the `derived` fields (scores, counts, ...) the loader derives, at the top
+    and in every item of `lists`: after an edit they would be stale, and a stale derived
+    field is refused."""
+    d = {k: v for k, v in d.items() if k not in derived}
+    for key in lists:
+        d[key] = [{k: v for k, v in item.items() if k not in derived} for item in d[key]]
+    return d
 
 
 def worlds(g, observer: int, samples: int):

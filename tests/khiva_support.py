@@ -5,6 +5,8 @@ import copy
 from typing import Dict, List, Optional
 
 from engine.games.khiva import DERIVED, Khiva
+from game_support import strip_derived
+from game_support import play as play, player as player  # the tests import them from here
 
 ALL_CARDS = [f"{c}{v}" for c in "WBGPK" for v in range(1, 6)]
 
@@ -51,12 +53,8 @@ def position(players: int = 3, *, hands: Optional[Dict[int, List[str]]] = None,
 
 
 def without_derived(d: dict) -> dict:
-    """`d` without the fields the loader derives (scores, counts, ...): after an edit they
-    would be stale, and a stale derived field is refused."""
-    d = {k: v for k, v in d.items() if k not in DERIVED}
-    d["player_state"] = [{k: v for k, v in ps.items() if k not in DERIVED}
-                         for ps in d["player_state"]]
-    return d
+    """`d` without the fields the loader derives: after an edit they would be stale."""
+    return strip_derived(d, DERIVED)
 
 
 def _swap_teapot(d, cam, wanted: int) -> None:
@@ -72,18 +70,8 @@ def _swap_teapot(d, cam, wanted: int) -> None:
     cam["teapot"] = wanted
 
 
-def play(g: Khiva, *texts: str) -> None:
-    """Apply moves given in notation."""
-    for t in texts:
-        g.apply(g.parse_move(t))
-
-
 def camel_at(g: Khiva, colour: str) -> str:
     return next(c["at"] for c in g.to_json()["camels"] if c["colour"] == colour)
-
-
-def player(g: Khiva, p: int) -> dict:
-    return g.to_json()["player_state"][p]
 
 
 def give_teapots(d: dict, p: int, values: List[int]) -> None:

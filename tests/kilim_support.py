@@ -16,6 +16,8 @@ from typing import Dict, List, Optional
 
 from engine.games.kilim import (DERIVED, PAIRS, Kilim, domino_kind, domino_text, group_size,
                                 write_fields)
+from game_support import strip_derived
+from game_support import play as play, player as player, texts as texts  # the tests import them from here
 
 TORN_PER_GROUP = {2: (1, 1, 0), 3: (1, 1, 1), 4: (2, 1, 1), 5: (2, 2, 1)}
 LETTERS = "ABCDEXP"
@@ -28,12 +30,8 @@ def cards(*values, spy=False, scrap=False, artisan=False) -> List[str]:
 
 
 def without_derived(d: dict) -> dict:
-    """`d` without the fields the loader derives (turn, step, winner, counts, scores...):
-    after an edit they would be stale, and a stale derived field is refused."""
-    d = {k: v for k, v in d.items() if k not in DERIVED}
-    d["player_state"] = [{k: v for k, v in ps.items() if k not in DERIVED}
-                         for ps in d["player_state"]]
-    return d
+    """`d` without the fields the loader derives: after an edit they would be stale."""
+    return strip_derived(d, DERIVED)
 
 
 def forced(data: dict) -> Kilim:
@@ -224,17 +222,3 @@ def last_turn_of_day(players: int = 4, hands: Optional[Dict[int, List[str]]] = N
     Gold card (gold-4 unless `hands` says otherwise)."""
     hands = {p: cards(4, spy=True, scrap=True, artisan=True) for p in range(players)} | (hands or {})
     return late_in_day(players, 2, hands, left=0)
-
-
-def play(g: Kilim, *texts: str) -> None:
-    """Apply moves given in notation."""
-    for t in texts:
-        g.apply(g.parse_move(t))
-
-
-def texts(g: Kilim) -> List[str]:
-    return [g.move_to_text(m) for m in g.legal_moves()]
-
-
-def player(g: Kilim, p: int) -> dict:
-    return g.to_json()["player_state"][p]

@@ -11,6 +11,8 @@ import copy
 from typing import List
 
 from engine.games.taschkent import DERIVED, Taschkent
+from game_support import strip_derived
+from game_support import play as play, texts as texts  # the tests import them from here
 
 CAMELS_OF = {"iron": ["iron"], "jade": ["jade"], "indigo": ["indigo1", "indigo2"]}
 FIELDS = ["outside", "horses", "cards", "iron", "indigo1", "jade", "carriage", "indigo2", "kalmyk"]
@@ -26,12 +28,8 @@ def build(d: dict) -> Taschkent:
 
 
 def without_derived(d: dict) -> dict:
-    """`d` without the fields the loader derives (counts, flags, each seat's hut): after an
-    edit they would be stale, and a stale derived field is refused."""
-    d = {k: v for k, v in d.items() if k not in DERIVED}
-    d["player_state"] = [{k: v for k, v in ps.items() if k not in DERIVED}
-                         for ps in d["player_state"]]
-    return d
+    """`d` without the fields the loader derives: after an edit they would be stale."""
+    return strip_derived(d, DERIVED)
 
 
 def ps(d: dict, p: int) -> dict:
@@ -179,15 +177,6 @@ def iron_to_sell_in_r2(d: dict, own_hut: str) -> str:
     add_posts(d, 0, 2)
     last_turn_of_round(d)
     return neutral
-
-
-def play(g: Taschkent, *texts: str) -> None:
-    for t in texts:
-        g.apply(g.parse_move(t))
-
-
-def texts(g: Taschkent) -> List[str]:
-    return [g.move_to_text(m) for m in g.legal_moves()]
 
 
 def state(g: Taschkent) -> dict:

@@ -7,9 +7,9 @@ played, every phase checked deeply).
 
 A longer run: CARAVAN_CONFORMANCE_GAMES=2000 .venv/bin/pytest tests/test_conformance.py
 (random games per player count; CARAVAN_CONFORMANCE_DEEP: how many of them get every check).
-Also here: a search cannot tell apart two states its player cannot tell apart, and it searches
-a state loaded from a seat's view like the true position (the search is above the games'
-layer, so not in the suite itself).
+Also here, for the games with hidden parts: a search cannot tell apart two states its player
+cannot tell apart (the search is a layer above the games, so it is not in the suite itself;
+that a state loaded from a view searches like the true one is in each game's view tests).
 """
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ def test_the_suite_names_the_game_count_seed_and_ply_of_a_failure():
 
 
 # ---------------------------------------------------------------- the search cannot peek
-# (players, random moves from the deal, options): positions with hidden parts for the
+# (players, random moves from the deal, Khan's khans): positions with hidden parts for the
 # searcher. Khiva's are in test_search.py.
 PEEK_CASES = {
     "khan": [(2, 0, None), (2, 9, ["sable", "impala"]), (3, 14, ["impala", "sable", "llama"]),

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from cext import kilim as core
-from engine.games.kilim import DERIVED, Kilim
+from engine.games.kilim import Kilim
 from engine.registry import from_json
 from engine.validation import IllegalPositionError
 from game_support import REGRESSIONS, edit, refused
-from kilim_support import play, third_day, window
+from kilim_support import play, third_day, window, without_derived
 
 
 
@@ -67,19 +67,12 @@ def test_a_state_with_a_seat_out_of_gold_cannot_hang_a_search():
 
 
 # ================================================================ one path in
-def lean(d):
-    """`d` without its derived fields, at every level."""
-    out = {k: x for k, x in d.items() if k not in DERIVED}
-    out["player_state"] = [{k: x for k, x in ps.items() if k not in DERIVED} for ps in d["player_state"]]
-    return out
-
-
 def test_derived_fields_may_be_left_out_but_must_agree_when_given():
     g = played(3, 4, 60)
     d = g.to_json()
-    assert Kilim.from_json(lean(d)).to_json() == d
+    assert Kilim.from_json(without_derived(d)).to_json() == d
     v = g.to_json(view=g.to_move)
-    thin = lean(v)
+    thin = without_derived(v)
     for p, ps in enumerate(thin["player_state"]):
         if p != g.to_move:                 # the only count of another seat's scraps a view has
             ps["scraps_held_count"] = v["player_state"][p]["scraps_held_count"]
@@ -193,7 +186,7 @@ def test_a_woven_domino_must_have_been_revealed():
     d["player_state"][1]["kilim"]["dominoes"] = [[0, 0, "h", "AB"]] * 1
     d["player_state"][2]["kilim"]["dominoes"] = [[0, 0, "h", "AB"]]
     d["lost"] -= 2
-    refused(Kilim.from_json, lean(d), "revealed: 3 AB dominoes woven, 2 revealed")
+    refused(Kilim.from_json, without_derived(d), "revealed: 3 AB dominoes woven, 2 revealed")
 
 
 def test_a_kilim_cannot_spread_further_than_its_dominoes_reach():
@@ -208,14 +201,14 @@ def test_a_token_in_hand_was_taken_by_an_artisan_call():
     g = window(kilims={0: {"dominoes": [[0, 0, "h", "AA"]]}}, tokens={"rotate": 0})
     d = g.to_json()
     d["tokens"][2]["holder"] = 0                 # a second token, with one Artisan call today
-    refused(Kilim.from_json, lean(d), "tokens: 2 tokens taken today, but the Artisan was called at most 1")
+    refused(Kilim.from_json, without_derived(d), "tokens: 2 tokens taken today, but the Artisan was called at most 1")
 
 
 def test_seats_choose_in_order():
     g = played(3, 2, 1)                       # seat 0 has chosen
     d = g.to_json()
     d["to_move"] = 2                          # seat 1 skipped
-    refused(Kilim.from_json, lean(d), "player_state[1].choice: seats choose in order")
+    refused(Kilim.from_json, without_derived(d), "player_state[1].choice: seats choose in order")
 
 
 def test_the_auction_outcome_is_what_the_offers_shown_give():
@@ -259,7 +252,7 @@ def every_domino_in_one_kilim():
     d["scraps_on_board"].remove("B")
     d["player_state"][0]["scraps_held"] = ["B"]
     del d["whereabouts_by_seat"]            # a built position: nobody has learned anything
-    return Kilim.from_json(lean(d))
+    return Kilim.from_json(without_derived(d))
 
 
 def test_the_most_moves_a_position_has_is_a_scrap_for_the_widest_kilim():
