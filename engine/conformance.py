@@ -494,11 +494,12 @@ class _Checker:
                         "a clone has other info keys or another log")
         if legal:
             move = legal[len(legal) // 2]
-            a, b = g.clone(), g.clone()
+            a = g.clone()
             a.apply(move)
-            b.apply(g.move_to_text(move))
             self.expect(g.to_json() == d and self.keys(g) == keys,
                         "a move on a clone changed the original")
+            b = g.clone()
+            b.apply(g.move_to_text(move))
             self.expect(a.to_json() == b.to_json(), "a move and its notation give different states")
         return untouched, d
 

@@ -226,3 +226,30 @@ def test_states_the_searcher_cannot_tell_apart_give_the_same_search(game, player
     a = search(g, iterations=400, seed=3, mode=mode)
     b = search(twin, iterations=400, seed=3, mode=mode)
     assert stats_of(a) == stats_of(b) and a.move == b.move and a.nodes == b.nodes
+
+
+# ---------------------------------------------------------------- the suite has teeth
+class UnsortedMoves(GAMES["khiva"].cls):
+    def legal_moves(self):
+        return super().legal_moves()[::-1]
+
+
+class SharedClone(GAMES["khiva"].cls):
+    def clone(self):
+        return self
+
+
+class EvenRewards(GAMES["khiva"].cls):
+    def rewards(self):
+        super().rewards()
+        return [1 / self.n_players] * self.n_players
+
+
+@pytest.mark.parametrize("broken,message", [
+    (UnsortedMoves, "legal moves are not ascending and distinct"),
+    (SharedClone, "a move on a clone changed the original"),
+    (EvenRewards, "are not the win shares of the ranking"),
+], ids=["unsorted-moves", "shared-clone", "even-rewards"])
+def test_the_suite_finds_a_broken_game(broken, message):
+    with pytest.raises(AssertionError, match=rf"^khiva, 3 players, seed 0, ply \d+: .*{message}"):
+        check_game(broken, 3, games=1, deep_games=1)
