@@ -18,13 +18,14 @@ cdef enum:
 #                     the LOG_* kinds of the narration log
 #   state             the struct <Game>State: StateHead's fields first, then the game's
 #   set-up            the core class <Game>Core: its class attributes (name, title, player
-#                     counts, options), __init__ and the deal
+#                     counts, options), __cinit__ (binds the state: bind_state), __init__
+#                     and the deal
 #   move generation   gen_moves (ascending), random_move, playout_move
 #   playing a move    do_move and the rule steps it runs, then end_turn
 #   scoring           score(p), rank_key(p) and, if scoring shares work between players, tally()
 #   information       knowledge, information events, resample (determinization)
-#   copying           raw_state / raw_size
-#   the bridge        _fields / _set_fields: the C state to and from Python values
+#   the bridge        _fields / _set_fields: the C state to and from Python values, with
+#                     one-line docstrings (GameCore's docstring says what they promise)
 #
 # Each core's class attributes: name (registry key), title, aliases, min_players,
 # max_players, default_players and options ({name: help}); the registry is built from them.
@@ -63,6 +64,10 @@ cdef inline bint head_fits(void* state, bint* tracking, InfoHash* ih, EventLog* 
 cdef class GameCore:
     cdef readonly int n_players
     cdef readonly uint64_t seed
+    cdef void* state                 # the game's state struct (bound by its __cinit__)
+    cdef size_t state_size
+
+    cdef void bind_state(self, void* state, size_t size) noexcept
 
     # --- the interface the search uses (no Python objects, no allocation) ---
     cdef int current(self) noexcept
@@ -96,7 +101,7 @@ cdef class GameCore:
     cdef GameCore new_empty(self)
         # a fresh state object of the same game, to copy into
     cdef void* raw_state(self) noexcept
-        # the game's C state struct (plain data, no pointers), for pickling between processes
+        # the game's C state struct (plain data, no pointers): copies and pickling; the base's
     cdef size_t raw_size(self) noexcept
     cdef int playout_move(self, Rng* rng) noexcept
         # the move the search's playouts take (default: random_move); a game may bias it

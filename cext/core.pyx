@@ -5,6 +5,7 @@ The search drives the cdef methods declared in core.pxd directly; Python code (t
 line, the agents, the tests) uses the checked methods below, which never leave a state
 half-changed: an illegal move raises ValueError before anything is touched.
 """
+cimport cython
 from libc.string cimport memcpy
 from cext.bits cimport win_shares
 from cext.rng cimport Rng, rng_seed, rng_below
@@ -48,6 +49,13 @@ cdef class GameCore:
     ranking from its score() and rank_key(). Each game's Python half (engine/games/) adds
     `move_to_text`, `to_json(view=None)`, `from_json`, `from_view`, `render(viewer=None)`,
     `check_invariants` and `narrate`.
+
+    The bridge between the halves is two methods per game: `_fields()` returns every field
+    of the C state as Python values (ints, lists, dicts: Cython's struct conversion), and
+    `_set_fields(fields)` overwrites the C state from values shaped alike, in one conversion
+    that checks every type, list length and C range (bounds checks on) and writes nothing
+    unless all of it converts. The Python half checks the meaning before, and the caller the
+    invariants after.
     """
 
     name = "?"                  # the registry key
@@ -124,14 +132,22 @@ cdef class GameCore:
     cdef GameCore new_empty(self):
         return type(self).__new__(type(self))
 
+    cdef void bind_state(self, void* state, size_t size) noexcept:
+        """Called by each game's __cinit__ with its state struct: the base copies, pickles,
+        hashes and logs through it."""
+        self.state = state
+        self.state_size = size
+
+    @cython.final
     cdef void* raw_state(self) noexcept:
-        return NULL
+        return self.state
 
     cdef int playout_move(self, Rng* rng) noexcept:
         return self.random_move(rng)
 
+    @cython.final
     cdef size_t raw_size(self) noexcept:
-        return 0
+        return self.state_size
 
     def __reduce__(self):
         """Pickle as the raw C state: exact (knowledge and hashes included), for sending a

@@ -193,6 +193,9 @@ cdef class KhanOfKhansCore(GameCore):
     default_players = 4
     options = {"khans": "one Khan per seat, e.g. impala,bison,morokanth,sable (default: dealt from the seed)"}
 
+    def __cinit__(self, *args, **kwargs):
+        self.bind_state(&self.s, sizeof(KhanState))
+
     def __init__(self, int players=4, seed=0, khans=None):
         self._start(players, seed)
         cdef int ks[5]
@@ -920,24 +923,13 @@ cdef class KhanOfKhansCore(GameCore):
         for i in range(total - k):
             pool[k + i] = rest[i]
 
-    # ================================================================ copying
-    @cython.final
-    cdef void* raw_state(self) noexcept:
-        return &self.s
-
-    @cython.final
-    cdef size_t raw_size(self) noexcept:
-        return sizeof(KhanState)
 
     # ================================================================ the bridge
     def _fields(self) -> dict:
-        """Every field of the C state as Python values (ints, lists, dicts)."""
+        """The C state as Python values (GameCore's docstring: the bridge)."""
         return self.s
 
     @cython.boundscheck(True)
     def _set_fields(self, dict fields not None) -> None:
-        """Overwrite the C state with `fields`, shaped as `_fields()` returns them. The
-        conversion checks every type, list length and C range, and writes nothing unless all
-        of it converts; the meaning was checked before (engine/games/khan.py), and the caller
-        checks the invariants after."""
+        """Overwrite the C state from `fields` (GameCore's docstring: the bridge)."""
         self.s = fields

@@ -405,11 +405,12 @@ cdef class KilimCore(GameCore):
     cdef int bonus[MAX_PLAYERS]          # of which the largest-group bonus
     name = "kilim"
     title = "Kilim"
-    aliases = ()
     min_players = 2
     max_players = 5
     default_players = 4
-    options = {}
+
+    def __cinit__(self, *args, **kwargs):
+        self.bind_state(&self.s, sizeof(KilimState))
 
     def __init__(self, int players=4, seed=0):
         self.setup(players, self._start(players, seed))
@@ -1678,14 +1679,6 @@ cdef class KilimCore(GameCore):
                 ti += 1
             shuffle_bytes(rng, &s.piles[g][start], remaining)
 
-    # ================================================================ copying
-    @cython.final
-    cdef void* raw_state(self) noexcept:
-        return &self.s
-
-    @cython.final
-    cdef size_t raw_size(self) noexcept:
-        return sizeof(KilimState)
 
     # ================================================================ the bridge
     def _fields(self) -> dict:
@@ -1707,10 +1700,7 @@ cdef class KilimCore(GameCore):
 
     @cython.boundscheck(True)
     def _set_fields(self, dict fields not None) -> None:
-        """Overwrite the C state with `fields`, shaped as `_fields()` returns them. The
-        conversion checks every type, list length and C range, and writes nothing unless all
-        of it converts; the meaning was checked before (engine/games/kilim.py), and the caller
-        checks the invariants after."""
+        """Overwrite the C state from `fields` (GameCore's docstring: the bridge)."""
         cdef KilimState state = fields          # every field but the grids (KilimGrid hides them)
         cdef bytes rows
         cdef int p, t

@@ -348,11 +348,12 @@ cdef class TaschkentCore(GameCore):
     cdef TaschkentState s
     name = "taschkent"
     title = "Taschkent"
-    aliases = ()
     min_players = 2
     max_players = 4
     default_players = 3
-    options = {}
+
+    def __cinit__(self, *args, **kwargs):
+        self.bind_state(&self.s, sizeof(TaschkentState))
 
     def __init__(self, int players=3, seed=0):
         self.setup(players, self._start(players, seed))
@@ -1178,24 +1179,13 @@ cdef class TaschkentCore(GameCore):
         rng_seed(&s.chance, rng_next(rng))
         ih_resample(&s.ih, o, s.n, digest)
 
-# ================================================================ copying
-    @cython.final
-    cdef void* raw_state(self) noexcept:
-        return &self.s
-
-    @cython.final
-    cdef size_t raw_size(self) noexcept:
-        return sizeof(TaschkentState)
 
 # ================================================================ the bridge
     def _fields(self) -> dict:
-        """Every field of the C state as Python values (ints, lists, dicts)."""
+        """The C state as Python values (GameCore's docstring: the bridge)."""
         return self.s
 
     @cython.boundscheck(True)
     def _set_fields(self, dict fields not None) -> None:
-        """Overwrite the C state with `fields`, shaped as `_fields()` returns them. The
-        conversion checks every type, list length and C range, and writes nothing unless all
-        of it converts; the meaning was checked before (engine/games/taschkent.py), and the
-        caller checks the invariants after."""
+        """Overwrite the C state from `fields` (GameCore's docstring: the bridge)."""
         self.s = fields
