@@ -17,36 +17,20 @@ class GameInfo:
     """What the front doors need to know about a game: read from its class's attributes."""
 
     cls: Type[GameCore]
+    name: str
+    title: str
+    aliases: Tuple[str, ...]
+    min_players: int
+    max_players: int
+    default_players: int
+    # the options the game takes beyond players and seed: name -> help text. Values are
+    # given as text (as on a command line) or as the game's own Python values.
+    options: Dict[str, str]
 
-    @property
-    def name(self) -> str:
-        return self.cls.name
-
-    @property
-    def title(self) -> str:
-        return self.cls.title
-
-    @property
-    def aliases(self) -> Tuple[str, ...]:
-        return tuple(self.cls.aliases)
-
-    @property
-    def min_players(self) -> int:
-        return self.cls.min_players
-
-    @property
-    def max_players(self) -> int:
-        return self.cls.max_players
-
-    @property
-    def default_players(self) -> int:
-        return self.cls.default_players
-
-    @property
-    def options(self) -> Dict[str, str]:
-        """The options the game takes beyond players and seed: name -> help text. Values
-        are given as text (as on a command line) or as the game's own Python values."""
-        return dict(self.cls.options)
+    @classmethod
+    def of(cls, game: Type[GameCore]) -> "GameInfo":
+        return cls(game, game.name, game.title, tuple(game.aliases), game.min_players,
+                   game.max_players, game.default_players, dict(game.options))
 
     def check_players(self, players: int) -> None:
         """ValueError unless `players` is a legal player count for this game."""
@@ -56,7 +40,8 @@ class GameInfo:
                 f"not {players}")
 
 
-GAMES: Dict[str, GameInfo] = {cls.name: GameInfo(cls) for cls in (Khiva, KhanOfKhans, Kilim, Taschkent)}
+GAMES: Dict[str, GameInfo] = {cls.name: GameInfo.of(cls)
+                              for cls in (Khiva, KhanOfKhans, Kilim, Taschkent)}
 
 
 def game_info(name: str) -> GameInfo:

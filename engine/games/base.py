@@ -8,34 +8,54 @@ trip against the view. docs/views/README.md explains the policy.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, FrozenSet, Optional, Tuple
 
 from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
                                first_difference)
 
 
+def field_property(name: str, doc: str) -> property:
+    """A read-only property giving the C state's field `name`."""
+    return property(lambda self: self._fields()[name], doc=doc)
+
+
 class CheckedGame:
     """Mixin of a game's Python half (put it before the C core among the bases).
 
-    A game sets SCHEMA, TITLE, DERIVED (and SEAT_LISTS if it has more lists with one item per
-    seat), CODEC (its module, which provides `write_fields(fields, d)`: the C fields from a
-    schema-valid full state; `full_state_of_view(v)`: a full state that fits a view; and
-    `canonical(d)`: set-like lists in the order to_json writes them), and where it needs them
-    `_adopt_view` and `_check_setting`."""
+    A game sets PHASES (its phase names by the core's PH_* code), DERIVED (and SEAT_LISTS if
+    it has more lists with one item per seat), and where it needs them `_adopt_view` and
+    `_check_setting`. The schemas are named after the core's `name` (the view's `<name>`, the
+    full state's `<name>.state`), and the game's module (`codec()`) provides
+    `write_fields(fields, d)`: the C fields from a schema-valid full state;
+    `full_state_of_view(v)`: a full state that fits a view; and `canonical(d)`: set-like lists
+    in the order to_json writes them."""
 
-    SCHEMA: str = ""                      # the view's schema; SCHEMA + ".state" the full state's
-    TITLE: str = ""
+    PHASES: Any = ()                       # phase names, indexed by the core's PH_* codes
     DERIVED: FrozenSet[str] = frozenset()  # keys a client may leave out: recomputed, checked
     DEFAULTED: FrozenSet[str] = frozenset({"seed"})  # full-state keys with a documented default
     SEAT_LISTS: Tuple[str, ...] = ("player_state",)
-    CODEC: Any = None                      # the game's module: write_fields, full_state_of_view, canonical
+
+    @classmethod
+    def codec(cls) -> Any:
+        """The game's Python module: write_fields, full_state_of_view, canonical."""
+        return sys.modules[cls.__module__]
+
+    def move_to_text(self, move: int) -> str:
+        """`move` in the game's notation (docs/views/<game>.md, Moves): its module's move_text."""
+        return self.codec().move_text(move)
+
+    @property
+    def phase(self) -> str:
+        """The phase, named as docs/views/<game>.md names it."""
+        return self.PHASES[self._fields()["phase"]]
 
     # ------------------------------------------------------------ the doors
     @classmethod
     def from_json(cls, d: Any) -> "CheckedGame":
         """Rebuild a full state written by to_json(); ViewError (a ValueError) naming the field
         if it is malformed, IllegalPositionError if it is no position of the game."""
-        check_schema(d, cls.SCHEMA + ".state", f"{cls.TITLE} state")
+        check_schema(d, cls.name + ".state", f"{cls.title} state")
         st = cls._build(d)
         st._check_round_trip(d, None)
         return st
@@ -47,7 +67,7 @@ class CheckedGame:
         search redraws them anyway). The view must be the seat to move's (any seat's once the
         game is over): the engine never answers for a seat whose hidden cards it would have to
         invent. ViewError (a ValueError) naming the field if it is malformed or impossible."""
-        check_schema(v, cls.SCHEMA, f"{cls.TITLE} view")
+        check_schema(v, cls.name, f"{cls.title} view")
         if v["phase"] != "over" and v["to_move"] != v["view"]:
             fail(("view",), f"this is seat {v['view']}'s view but seat {v['to_move']} is to move: "
                  "the engine answers only for the seat to move", IllegalPositionError)
@@ -57,7 +77,7 @@ class CheckedGame:
     def _from_any_seats_view(cls, v: Any) -> "CheckedGame":
         """from_view without the seat-to-move rule, for the tests that check what every seat
         knows survives its view. The doors (from_view, the protocol) never use it."""
-        check_schema(v, cls.SCHEMA, f"{cls.TITLE} view")
+        check_schema(v, cls.name, f"{cls.title} view")
         return cls._load_view(v)
 
     # ------------------------------------------------------------ the path
@@ -66,8 +86,8 @@ class CheckedGame:
         cls._check_seats(v)
         if v["view"] >= v["players"]:
             fail(("view",), f"there is no seat {v['view']} in a {v['players']}-player game")
-        d = cls.CODEC.full_state_of_view(v)
-        check_schema(d, cls.SCHEMA + ".state", f"{cls.TITLE} state")   # the filled-in state
+        d = cls.codec().full_state_of_view(v)
+        check_schema(d, cls.name + ".state", f"{cls.title} state")   # the filled-in state
         st = cls._build(d)
         st._adopt_view(v)
         st.check_invariants()
@@ -81,11 +101,11 @@ class CheckedGame:
         cls._check_setting(d)
         st = cls(d["players"], d.get("seed", 0))
         fields = st._fields()
-        cls.CODEC.write_fields(fields, d)
+        cls.codec().write_fields(fields, d)
         try:
             st._set_fields(fields)
         except (TypeError, ValueError, OverflowError, IndexError, KeyError) as e:
-            raise ViewError(f"(root): a value does not fit the {cls.TITLE} state: {e}") from None
+            raise ViewError(f"(root): a value does not fit the {cls.title} state: {e}") from None
         st.check_invariants()
         if st.to_move >= 0 and not st.legal_moves():
             raise IllegalPositionError(f"to_move: seat {st.to_move} has no legal move")
@@ -103,7 +123,7 @@ class CheckedGame:
         """Every field given must be what the loaded position writes back: catches derived
         fields that disagree and anything the loader would otherwise drop."""
         optional = self.DERIVED if view is not None else self.DERIVED | self.DEFAULTED
-        diff = first_difference(self.CODEC.canonical(given), self.to_json(view),
+        diff = first_difference(self.codec().canonical(given), self.to_json(view),
                                 optional=optional)
         if diff:
             raise IllegalPositionError(diff)

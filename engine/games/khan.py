@@ -9,14 +9,13 @@ then decides whether the result is a position of Khan of Khans before any rule r
 from __future__ import annotations
 
 import copy
-import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from cext import khan as core
 from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.khan import (PY_CORRALS, PY_DECK_COUNT, PY_RAID_VALUE, KhanOfKhansCore, steal_tier,
                        steal_victim)
-from engine.games.base import CheckedGame
+from engine.games.base import CheckedGame, field_property
 from engine.validation import IllegalPositionError, fail, place_hidden
 
 DECK_KEYS = ("boldhome", "colymar", "duckpoint", "dragonseye", "dwarfmine", "earthshaker",
@@ -150,32 +149,21 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
 
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
-    SCHEMA, TITLE = "khan", "Khan of Khans"
-    CODEC = sys.modules[__name__]      # write_fields, full_state_of_view, canonical below
     DERIVED = DERIVED
     SEAT_LISTS = ("khans", "player_state")
 
     def __init__(self, players: int = 4, seed: int = 0, khans: Any = None) -> None:
         super().__init__(players, seed, None if khans is None else khan_numbers(khans))
 
-    @property
-    def phase(self) -> str:
-        """main, blessing, reveal, pick or over."""
-        return PHASES[self._fields()["phase"]]
+    PHASES = PHASES
 
-    @property
-    def turn(self) -> int:
-        """Turns finished so far."""
-        return self._fields()["turn"]
+    turn = field_property("turn", "Turns finished so far.")
 
     @property
     def khans(self) -> List[str]:
         """The Khan of each seat."""
         f = self._fields()
         return [KHAN_KEYS[f["khan"][p]] for p in range(f["n"])]
-
-    def move_to_text(self, move: int) -> str:
-        return move_text(move)
 
     # ------------------------------------------------------------ writing JSON
     def to_json(self, view: Optional[int] = None) -> Dict[str, Any]:

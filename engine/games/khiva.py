@@ -12,13 +12,12 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
-import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from cext import khiva as core
 from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.khiva import COLOUR_LETTERS, COLOUR_NAMES, PY_GEM_ICONS, PY_SALT, PY_TEAPOTS, KhivaCore
-from engine.games.base import CheckedGame
+from engine.games.base import CheckedGame, field_property
 from engine.validation import IllegalPositionError, ViewError, fail, place_hidden
 
 PHASES = {core.PH_CHOOSE: "choose", core.PH_BOOST: "boost", core.PH_SHOP4: "shop4",
@@ -174,22 +173,13 @@ class Khiva(CheckedGame, KhivaCore):
 
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
-    SCHEMA, TITLE = "khiva", "Khiva"
-    CODEC = sys.modules[__name__]      # write_fields, full_state_of_view, canonical below
     DERIVED = DERIVED
     SEAT_LISTS = ("player_state", "whereabouts_by_seat")
     DEFAULTED = frozenset({"seed", "whereabouts_by_seat"})   # default: nothing learned yet
 
-    @property
-    def phase(self) -> str:
-        return PHASES.get(self._fields()["phase"], "activate")
+    PHASES = {**PHASES, core.PH_ACTIVATE: "activate"}    # activate: only inside a move
 
-    @property
-    def turn(self) -> int:
-        return self._fields()["turn"]
-
-    def move_to_text(self, move: int) -> str:
-        return move_text(move)
+    turn = field_property("turn", "Turns finished so far.")
 
     # ------------------------------------------------------------ writing JSON
     def to_json(self, view: Optional[int] = None) -> Dict[str, Any]:

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import copy
 import functools
-import sys
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from cext import kilim as core
 from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.kilim import TORN_PER_GROUP_OF_PLAYERS, KilimCore
-from engine.games.base import CheckedGame
+from engine.games.base import CheckedGame, field_property
 from engine.validation import IllegalPositionError, ViewError, fail, place_hidden
 
 PHASE_NAMES = ("card", "spy", "scrap-bid", "artisan-bid", "scrap-pick", "token-pick", "place",
@@ -492,27 +491,14 @@ class Kilim(CheckedGame, KilimCore):
 
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
-    SCHEMA, TITLE = "kilim", "Kilim"
-    CODEC = sys.modules[__name__]      # write_fields, full_state_of_view, canonical below
     DERIVED = DERIVED
     SEAT_LISTS = ("player_state", "whereabouts_by_seat")
     DEFAULTED = frozenset({"seed", "whereabouts_by_seat"})   # default: nothing learned yet
 
-    @property
-    def phase(self) -> str:
-        """Who decides what now: card, spy, scrap-bid, artisan-bid, scrap-pick, token-pick,
-        place, window, scrap-at or over (docs/views/kilim.md)."""
-        return PHASE_NAMES[self._fields()["phase"]]
+    PHASES = PHASE_NAMES
 
-    @property
-    def day(self) -> int:
-        """The current day, 0-2 (3 once the game is over)."""
-        return self._fields()["day"]
-
-    @property
-    def turn(self) -> int:
-        """Auctions begun before the current one."""
-        return self._fields()["turn"]
+    day = field_property("day", "The current day, 0-2 (3 once the game is over).")
+    turn = field_property("turn", "Auctions begun before the current one.")
 
     def move_to_text(self, move: int) -> str:
         """`move` in notation (docs/views/kilim.md, Moves)."""

@@ -10,14 +10,13 @@ runs on it. docs/views/taschkent.md lists what is checked.
 from __future__ import annotations
 
 import copy
-import sys
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from cext import taschkent as core
 from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.taschkent import (ACTION_DECK_COUNT, PY_BORDERS, PY_CAMEL_GOOD, PY_CAMEL_START,
                             PY_FIELD_CAMEL, PY_PRINTED, TaschkentCore)
-from engine.games.base import CheckedGame
+from engine.games.base import CheckedGame, field_property
 from engine.validation import IllegalPositionError, fail, place_hidden
 
 __all__ = ["Taschkent", "card_set_points", "move_text", "DERIVED"]
@@ -190,28 +189,13 @@ class Taschkent(CheckedGame, TaschkentCore):
 
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
-    SCHEMA, TITLE = "taschkent", "Taschkent"
-    CODEC = sys.modules[__name__]      # write_fields, full_state_of_view, canonical below
     DERIVED = DERIVED
 
-    @property
-    def phase(self) -> str:
-        return PHASES[self._fields()["phase"]]
+    PHASES = PHASES
 
-    @property
-    def round(self) -> int:
-        return self._fields()["round"]
-
-    @property
-    def trading_rounds(self) -> int:
-        return self._fields()["cycle"]
-
-    @property
-    def turns(self) -> int:
-        return self._fields()["turns"]
-
-    def move_to_text(self, move: int) -> str:
-        return move_text(move)
+    round = field_property("round", "The action round of the current cycle, 1-4.")
+    trading_rounds = field_property("cycle", "Trading rounds finished so far.")
+    turns = field_property("turns", "Turns finished in the whole game.")
 
     def last_events(self) -> List[Tuple[int, int, int, int]]:
         """The automatic events of the last move (round track, die, virtual player, trading),
