@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from typing import Dict, Iterator, List
+from typing import Callable, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -83,144 +83,136 @@ def _twin(g, v: int, fields: Dict) -> object:
     return t
 
 
-def khan_twins(g: KhanOfKhans, v: int, rng: random.Random, want: int) -> Iterator[KhanOfKhans]:
-    """Two hidden cards of one deck swapped (deck cards under the known top, the Sable
-    Nation's face-down cards of that deck, each within its bound), for a seat other than
-    Sable's before the end."""
-    f0 = g._fields()
-    sable = f0["sable"]
-    if sable < 0 or v == sable or f0["phase"] == khan_core.PH_OVER:
-        return
-    made = 0
-    for _ in range(20 * want):
-        if made == want:
-            return
-        f = g._fields()
-        d = rng.randrange(khan_core.N_DECKS)
-        slots = f["slot"][:f["n_slots"]]
-        items = [("deck", i) for i in range(f["ndeck"][d] - (f["top_known"] >> d & 1))]
-        items += [("slot", j) for j, sl in enumerate(slots) if sl["deck"] == d]
-        if len(items) < 2 or not any(k == "slot" for k, _ in items) and rng.random() < 0.5:
-            continue                     # prefer swaps that touch a face-down card
-
-        a, b = rng.sample(items, 2)
-        ta, tb = (f["deck"][d][i] if k == "deck" else slots[i]["tier"] for k, i in (a, b))
-        if ta == tb:
-            continue
-        ok = True
-        for (k, i), new in ((a, tb), (b, ta)):
-            if k == "slot":
-                sl = f["slot"][i]
-                if new > sl["cap"]:
-                    ok = False
-                    break
-                old, loc = sl["tier"], sl["loc"]
-                key = {khan_core.LOC_HERD: "herd", khan_core.LOC_CORRAL: "corral"}.get(loc)
-                if key is None:
-                    f["box"][old] -= 1
-                    f["box"][new] += 1
-                else:
-                    f[key][sable][old] -= 1
-                    f[key][sable][new] += 1
-                    f[key + "_val"][sable] += PY_RAID_VALUE[new] - PY_RAID_VALUE[old]
-                sl["tier"] = new
-            else:
-                f["deck"][d][i] = new
-        if ok:
-            t = _twin(g, v, f)
+def twins_by(edit: Callable, tries: int) -> Callable[..., Iterator]:
+    """Twins of g for seat v: `edit(f, v, rng)` changes the fields f of g in a way v cannot
+    see and says whether it did (None: no twin can be made here); up to `tries` x `want`
+    attempts give up to `want` twins."""
+    def twins(g, v: int, rng: random.Random, want: int) -> Iterator:
+        made = 0
+        for _ in range(tries * want):
+            if made == want:
+                return
+            f = g._fields()
+            edited = edit(f, v, rng)
+            if edited is None:
+                return
+            t = _twin(g, v, f) if edited else None
             if t is not None:
                 made += 1
                 yield t
+    return twins
 
 
-def kilim_twins(g: Kilim, v: int, rng: random.Random, want: int) -> Iterator[Kilim]:
+def swap_khan_cards(f: dict, v: int, rng: random.Random) -> Optional[bool]:
+    """Two hidden cards of one deck swapped (deck cards under the known top, the Sable
+    Nation's face-down cards of that deck, each within its bound), for a seat other than
+    Sable's before the end."""
+    sable = f["sable"]
+    if sable < 0 or v == sable or f["phase"] == khan_core.PH_OVER:
+        return None
+    d = rng.randrange(khan_core.N_DECKS)
+    slots = f["slot"][:f["n_slots"]]
+    items = [("deck", i) for i in range(f["ndeck"][d] - (f["top_known"] >> d & 1))]
+    items += [("slot", j) for j, sl in enumerate(slots) if sl["deck"] == d]
+    if len(items) < 2 or not any(k == "slot" for k, _ in items) and rng.random() < 0.5:
+        return False                 # prefer swaps that touch a face-down card
+
+    a, b = rng.sample(items, 2)
+    ta, tb = (f["deck"][d][i] if k == "deck" else slots[i]["tier"] for k, i in (a, b))
+    if ta == tb:
+        return False
+    for (k, i), new in ((a, tb), (b, ta)):
+        if k == "slot":
+            sl = f["slot"][i]
+            if new > sl["cap"]:
+                return False
+            old, loc = sl["tier"], sl["loc"]
+            key = {khan_core.LOC_HERD: "herd", khan_core.LOC_CORRAL: "corral"}.get(loc)
+            if key is None:
+                f["box"][old] -= 1
+                f["box"][new] += 1
+            else:
+                f[key][sable][old] -= 1
+                f[key][sable][new] += 1
+                f[key + "_val"][sable] += PY_RAID_VALUE[new] - PY_RAID_VALUE[old]
+            sl["tier"] = new
+        else:
+            f["deck"][d][i] = new
+    return True
+
+
+def change_kilim_hidden(f: dict, v: int, rng: random.Random) -> bool:
     """Two scraps v cannot see swapped between their hidden places (each where v allows the
     other; every other seat's beliefs relabelled with them), or another seat's face-down card
     or Gold card changed for another one of its hand."""
-    n = g.n_players
-    made = 0
-    for _ in range(10 * want):
-        if made == want:
-            return
-        f = g._fields()
-        if rng.random() < 0.6:
-            unseen = [t for t, loc in enumerate(f["scrap_loc"])
-                      if loc == kilim_core.LOC_BOARD
-                      or (kilim_core.LOC_HELD <= loc < kilim_core.LOC_HELD + n
-                          and loc - kilim_core.LOC_HELD != v)]
-            if len(unseen) < 2:
-                continue
-            x, y = rng.sample(unseen, 2)
-            lx, ly = f["scrap_loc"][x], f["scrap_loc"][y]
-            if lx == ly:
-                continue
+    n = f["n"]
+    if rng.random() < 0.6:
+        unseen = [t for t, loc in enumerate(f["scrap_loc"])
+                  if loc == kilim_core.LOC_BOARD
+                  or (kilim_core.LOC_HELD <= loc < kilim_core.LOC_HELD + n
+                      and loc - kilim_core.LOC_HELD != v)]
+        if len(unseen) < 2:
+            return False
+        x, y = rng.sample(unseen, 2)
+        lx, ly = f["scrap_loc"][x], f["scrap_loc"][y]
+        if lx == ly:
+            return False
 
-            def place(loc):
-                return kilim_core.WHERE_BOARD if loc == kilim_core.LOC_BOARD else loc
+        def place(loc):
+            return kilim_core.WHERE_BOARD if loc == kilim_core.LOC_BOARD else loc
 
-            wx, wy = f["where"][v][x], f["where"][v][y]
-            if not (wx >> place(ly) & 1 and wy >> place(lx) & 1):
-                continue
-            f["scrap_loc"][x], f["scrap_loc"][y] = ly, lx
-            for o in range(n):
-                if o != v:
-                    f["where"][o][x], f["where"][o][y] = f["where"][o][y], f["where"][o][x]
+        wx, wy = f["where"][v][x], f["where"][v][y]
+        if not (wx >> place(ly) & 1 and wy >> place(lx) & 1):
+            return False
+        f["scrap_loc"][x], f["scrap_loc"][y] = ly, lx
+        for o in range(n):
+            if o != v:
+                f["where"][o][x], f["where"][o][y] = f["where"][o][y], f["where"][o][x]
+    else:
+        phase, actor = f["phase"], f["actor"]
+        if phase == kilim_core.PH_CARD:
+            key = "choice"
+            chosen = [q for q in range(actor) if q != v]
+        elif phase in (kilim_core.PH_SPY, kilim_core.PH_SCRAPBID, kilim_core.PH_ARTBID):
+            key, card = {kilim_core.PH_SPY: ("spy_bid", kilim_core.C_SPY),
+                         kilim_core.PH_SCRAPBID: ("scrap_bid", kilim_core.C_SCRAP),
+                         kilim_core.PH_ARTBID: ("art_bid", kilim_core.C_ART)}[phase]
+            chosen = [q for q in range(f["seat_iter"]) if q != v and f["choice"][q] == card]
         else:
-            phase, actor = f["phase"], f["actor"]
-            if phase == kilim_core.PH_CARD:
-                key = "choice"
-                chosen = [q for q in range(actor) if q != v]
-            elif phase in (kilim_core.PH_SPY, kilim_core.PH_SCRAPBID, kilim_core.PH_ARTBID):
-                key, card = {kilim_core.PH_SPY: ("spy_bid", kilim_core.C_SPY),
-                             kilim_core.PH_SCRAPBID: ("scrap_bid", kilim_core.C_SCRAP),
-                             kilim_core.PH_ARTBID: ("art_bid", kilim_core.C_ART)}[phase]
-                chosen = [q for q in range(f["seat_iter"]) if q != v and f["choice"][q] == card]
-            else:
-                continue
-            if not chosen:
-                continue
-            q = rng.choice(chosen)
-            cards = [c for c in range(1, kilim_core.C_ART + 1) if f["hand"][q] >> c & 1
-                     and c != f[key][q] and (key == "choice" or c < kilim_core.C_SPY)]
-            if not cards:
-                continue
-            f[key][q] = rng.choice(cards)
-        t = _twin(g, v, f)
-        if t is not None:
-            made += 1
-            yield t
+            return False
+        if not chosen:
+            return False
+        q = rng.choice(chosen)
+        cards = [c for c in range(1, kilim_core.C_ART + 1) if f["hand"][q] >> c & 1
+                 and c != f[key][q] and (key == "choice" or c < kilim_core.C_SPY)]
+        if not cards:
+            return False
+        f[key][q] = rng.choice(cards)
+    return True
 
 
-def taschkent_twins(g: Taschkent, v: int, rng: random.Random, want: int) -> Iterator[Taschkent]:
+def swap_taschkent_cards(f: dict, v: int, rng: random.Random) -> Optional[bool]:
     """Two action cards of different types swapped between places v cannot see into: the
     other hands, the face-down pile (any position) and the cards removed face down."""
-    n = g.n_players
-    made = 0
-    for _ in range(10 * want):
-        if made == want:
-            return
-        f = g._fields()
-        places = [("hand", q) for q in range(n) if q != v and sum(f["hand"][q])]
-        places += [("pile", i) for i in range(f["n_pile"])]
-        places += [("unseen", i) for i in range(f["n_unseen"])]
-        if len(places) < 2:
-            return
-        a, b = rng.sample(places, 2)
+    n = f["n"]
+    places = [("hand", q) for q in range(n) if q != v and sum(f["hand"][q])]
+    places += [("pile", i) for i in range(f["n_pile"])]
+    places += [("unseen", i) for i in range(f["n_unseen"])]
+    if len(places) < 2:
+        return None
+    a, b = rng.sample(places, 2)
 
-        ta, tb = (rng.choice([t for t in range(tk_core.N_ACTION_TYPES) if f["hand"][i][t]])
-                  if k == "hand" else f[k][i] for k, i in (a, b))
-        if ta == tb:
-            continue
-        for (k, i), old, new in ((a, ta, tb), (b, tb, ta)):
-            if k == "hand":
-                f["hand"][i][old] -= 1
-                f["hand"][i][new] += 1
-            else:
-                f[k][i] = new
-        t = _twin(g, v, f)
-        if t is not None:
-            made += 1
-            yield t
+    ta, tb = (rng.choice([t for t in range(tk_core.N_ACTION_TYPES) if f["hand"][i][t]])
+              if k == "hand" else f[k][i] for k, i in (a, b))
+    if ta == tb:
+        return False
+    for (k, i), old, new in ((a, ta, tb), (b, tb, ta)):
+        if k == "hand":
+            f["hand"][i][old] -= 1
+            f["hand"][i][new] += 1
+        else:
+            f[k][i] = new
+    return True
 
 
 # ================================================================ hidden facts, per game
@@ -294,10 +286,11 @@ def taschkent_hidden_facts(before, after, p: int, m: int, v: int, lines: List[st
 
 # ================================================================ the games checked
 GAMES = {
-    "khan": (lambda n, s: KhanOfKhans(n, s, khans=KHANS_WITH_SABLE[n]), khan_twins,
-             khan_hidden_facts),
-    "kilim": (lambda n, s: Kilim(n, s), kilim_twins, kilim_hidden_facts),
-    "taschkent": (lambda n, s: Taschkent(n, s), taschkent_twins, taschkent_hidden_facts),
+    "khan": (lambda n, s: KhanOfKhans(n, s, khans=KHANS_WITH_SABLE[n]),
+             twins_by(swap_khan_cards, 20), khan_hidden_facts),
+    "kilim": (lambda n, s: Kilim(n, s), twins_by(change_kilim_hidden, 10), kilim_hidden_facts),
+    "taschkent": (lambda n, s: Taschkent(n, s), twins_by(swap_taschkent_cards, 10),
+                  taschkent_hidden_facts),
 }
 KHANS_WITH_SABLE = {2: "sable,bison", 3: "impala,sable,llama", 4: "bison,sable,morokanth,impala",
                     5: "impala,bison,morokanth,sable,llama"}
