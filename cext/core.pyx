@@ -6,7 +6,7 @@ line, the agents, the tests) uses the checked methods below, which never leave a
 half-changed: an illegal move raises ValueError before anything is touched.
 """
 cimport cython
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from cext.bits cimport win_shares
 from cext.rng cimport Rng, rng_seed, rng_below
 from cext.infohash cimport KEY_SO, KEY_MO, ih_key
@@ -131,6 +131,16 @@ cdef class GameCore:
 
     cdef GameCore new_empty(self):
         return type(self).__new__(type(self))
+
+    def __init__(self, players=None, seed=0):
+        """A new game for `players` (the game's default if None) dealt from `seed`."""
+        self._start(self.default_players if players is None else players, seed)
+        memset(self.state, 0, self.state_size)
+        self.set_tracking(True)             # a game played from Python keeps its information
+        self.set_up()
+
+    cdef void set_up(self) noexcept:
+        pass
 
     cdef void bind_state(self, void* state, size_t size) noexcept:
         """Called by each game's __cinit__ with its state struct: the base copies, pickles,
@@ -322,9 +332,10 @@ cdef class GameCore:
     def move_to_text(self, int move) -> str:
         return str(move)
 
-    def narrate(self, GameCore before, int player, int move) -> list:
-        """Lines telling a spectator what `player`'s `move` did (self is the state after it,
-        `before` the state before). The default names the move."""
+    def narrate(self, GameCore before, int player, int move, viewer=None) -> list:
+        """Lines telling what `player`'s `move` did: self is the state after it, `before` the
+        state before. For a spectator (viewer None) everything; for seat `viewer` only what
+        that seat may be told (its view's information). The default names the move."""
         return [f"P{player} {before.move_to_text(move)}"]
 
     def parse_move(self, text) -> int:

@@ -105,9 +105,8 @@ cpdef enum:
     # a drawn blessing 1 + 12, the Impala reveals 10 + stop, the pick 3.
     MOST_MOVES = 24
     # What gen_moves can write whatever the state, once its guard holds (at most 5 seats, ten
-    # deck bits): 10 + 1 + 3 + 1 + 4 x 3. random_move's buffer holds that many.
+    # deck bits): 10 + 1 + 3 + 1 + 4 x 3.
     GEN_BOUND = 27
-    MOVE_BUF = 64
 
 cdef enum:
     # What a move tells whom: the information events it hashes (type << 56 | payload), see
@@ -131,7 +130,7 @@ cpdef inline int steal_victim(int arg) noexcept nogil:
 cpdef inline int steal_tier(int arg) noexcept nogil:
     return arg & 3
 
-if MOST_MOVES > GEN_BOUND or GEN_BOUND > MOVE_BUF or <int>MOVE_BUF > <int>MAX_MOVES:
+if MOST_MOVES > GEN_BOUND or <int>GEN_BOUND > <int>MAX_MOVES:
     raise ImportError("a Khan of Khans position can have more moves than a move buffer holds")
 
 # ================================================================ state
@@ -182,15 +181,11 @@ cdef class KhanOfKhansCore(GameCore):
     """The rules of Khan of Khans on one C state. `KhanOfKhansCore(players=4, seed=0,
     khans=None)` deals a new game; `khans` fixes each seat's Khan by number (K_IMPALA ...
     K_LLAMA). The game API (Khan names, notation, JSON, views) is its subclass
-    engine.games.khan.KhanOfKhans. Every cdef method is final: called directly, never through
-    the vtable, although Python may subclass the type."""
+    engine.games.khan.KhanOfKhans."""
     cdef KhanState s
-    name = "khan"
-    title = "Khan of Khans"
+    name, title = "khan", "Khan of Khans"
     aliases = ("khanofkhans", "khan-of-khans")
-    min_players = 2
-    max_players = 5
-    default_players = 4
+    min_players, max_players, default_players = 2, 5, 4
     options = {"khans": "one Khan per seat, e.g. impala,bison,morokanth,sable (default: dealt from the seed)"}
 
     def __cinit__(self, *args, **kwargs):
@@ -330,12 +325,6 @@ cdef class KhanOfKhansCore(GameCore):
         if s.phase == PH_PICK:
             return self.add_decks(buf, 0, MV_TAKE, s.revealed)
         return 0
-
-    @cython.final
-    cdef int random_move(self, Rng* rng) noexcept:
-        cdef int buf[MOVE_BUF]
-        cdef int n = self.gen_moves(buf)
-        return buf[rng_below(rng, n)]
 
     # ------------------------------------------------------------ playout policy
     # A search aid, not a rule (docs/rules/khan_of_khans.md, "Playout policy"): the move the

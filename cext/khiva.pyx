@@ -213,30 +213,25 @@ if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_l
 cdef class KhivaCore(GameCore):
     """The rules of Khiva on one C state. `KhivaCore(players=3, seed=0)` deals a new game (2
     players: duel mode). The game API (notation, JSON, views) is its subclass
-    engine.games.khiva.Khiva. Every cdef method is final: called directly, never through the
-    vtable, although Python may subclass the type."""
+    engine.games.khiva.Khiva."""
     cdef KhivaState s
-    name = "khiva"
-    title = "Khiva"
-    min_players = 2
-    max_players = 5
-    default_players = 3
+    name, title = "khiva", "Khiva"
+    min_players, max_players, default_players = 2, 5, 3
 
     def __cinit__(self, *args, **kwargs):
         self.bind_state(&self.s, sizeof(KhivaState))
 
-    def __init__(self, int players=3, seed=0):
-        self.setup(players, self._start(players, seed))
-
     @cython.final
-    cdef void setup(self, int n, uint64_t seed) noexcept:
+    cdef void set_up(self) noexcept:
+        """The deal: the teapot and carpet piles shuffled, every camel in Khiva with a teapot
+        on its back, and the hands (duel: eight each, nine set aside, four of them face up)."""
         cdef KhivaState* s = &self.s
+        cdef int n = self.n_players
+        cdef uint64_t seed = self.seed
         cdef int i
-        memset(s, 0, sizeof(KhivaState))
         s.n = n
         s.duel = n == 2
         s.per_turn = 2 if s.duel else 1
-        s.tracking = True
         rng_seed(&s.chance, seed)
         ih_reset(&s.ih, <uint64_t>n)
         s.gem_supply = GEM_SUPPLY

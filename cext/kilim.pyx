@@ -397,36 +397,28 @@ DC[:] = [0, 1, 0, -1]
 # ================================================================ set-up
 cdef class KilimCore(GameCore):
     """The rules of Kilim on one C state. `KilimCore(players=4, seed=0)` deals a new game (2 to
-    5 players). The game API (notation, JSON, views) is its subclass engine.games.kilim.Kilim.
-    Every cdef method is final: called directly, never through the vtable, although Python
-    may subclass the type."""
+    5 players). The game API (notation, JSON, views) is its subclass engine.games.kilim.Kilim."""
     cdef KilimState s
     cdef int points[MAX_PLAYERS]         # the last tally(): each player's points,
     cdef int bonus[MAX_PLAYERS]          # of which the largest-group bonus
-    name = "kilim"
-    title = "Kilim"
-    min_players = 2
-    max_players = 5
-    default_players = 4
+    name, title = "kilim", "Kilim"
+    min_players, max_players, default_players = 2, 5, 4
 
     def __cinit__(self, *args, **kwargs):
         self.bind_state(&self.s, sizeof(KilimState))
 
-    def __init__(self, int players=4, seed=0):
-        self.setup(players, self._start(players, seed))
-
     @cython.final
-    cdef void setup(self, int n, uint64_t seed) noexcept:
+    cdef void set_up(self) noexcept:
         """The deal: full hands, the three piles (2 players: 5 dominoes fewer in each, torn
         carpets shuffled in by player count), the scraps on the board, the first domino shown."""
         cdef KilimState* s = &self.s
+        cdef int n = self.n_players
+        cdef uint64_t seed = self.seed
         cdef int g, i, p, t, size, k, regs
         cdef i8 ids[15]
         cdef i8 torn[5]
-        memset(s, 0, sizeof(KilimState))
         s.n = n
         s.gold_max = GOLD_MAX_DUEL if n == 2 else GOLD_MAX
-        s.tracking = True
         rng_seed(&s.chance, seed)
         ih_reset(&s.ih, <uint64_t>n + 0x4B11)
         for p in range(n):

@@ -181,7 +181,6 @@ cpdef enum:
     # range or a 32-bit mask, and the largest is a trading round's: 1 pass + 2 target regions
     # x 3 goods x 32 huts x 4 ways (cards or Tugrik, keep or not) = 769.
     GEN_MOVES_CAP = 769
-    MOVE_BUF = 1024          # the move buffer of random_move
 
     EV_MOVE = 1              # information events (type << 56 | payload)
     EV_DRAW = 2
@@ -208,8 +207,7 @@ cpdef enum:
     LOG_TRACK_HUT = 17       # a: track field given a neutral hut
 
 
-if <int>MOST_MOVES > <int>GEN_MOVES_CAP or <int>GEN_MOVES_CAP > <int>MAX_MOVES \
-        or <int>GEN_MOVES_CAP > <int>MOVE_BUF:
+if <int>MOST_MOVES > <int>GEN_MOVES_CAP or <int>GEN_MOVES_CAP > <int>MAX_MOVES:
     raise ImportError("a Taschkent position can have more moves than a move buffer holds")
 
 # MV_CAMEL, MV_CAMCARD: the cameleer to field `field`; option 0 performs the field's action,
@@ -343,30 +341,26 @@ cdef class TaschkentCore(GameCore):
     """The rules of Taschkent on one C state. `TaschkentCore(players=3, seed=0)` deals a new
     game; 2 players = the variant with the virtual player (not a seat: its moves are automatic,
     die-driven steps). The game API (notation, JSON, views) is its subclass
-    engine.games.taschkent.Taschkent. Every cdef method is final: this module calls them
-    directly, never through the vtable, although Python may subclass the type."""
+    engine.games.taschkent.Taschkent."""
     cdef TaschkentState s
-    name = "taschkent"
-    title = "Taschkent"
-    min_players = 2
-    max_players = 4
-    default_players = 3
+    name, title = "taschkent", "Taschkent"
+    min_players, max_players, default_players = 2, 4, 3
 
     def __cinit__(self, *args, **kwargs):
         self.bind_state(&self.s, sizeof(TaschkentState))
 
-    def __init__(self, int players=3, seed=0):
-        self.setup(players, self._start(players, seed))
-
     @cython.final
-    cdef void setup(self, int n, uint64_t seed) noexcept:
+    cdef void set_up(self) noexcept:
+        """The set-up: the pre-printed huts, the goods on their first-game huts, the camels
+        and neutral huts on their fields, the action and trading piles shuffled, the display,
+        Tugrik, posts, and the first turn of the first action round."""
         cdef TaschkentState* s = &self.s
+        cdef int n = self.n_players
+        cdef uint64_t seed = self.seed
         cdef int i, p, r
-        memset(s, 0, sizeof(TaschkentState))
         s.n = n
         s.virt = n == 2
         s.display_size = DISPLAY_2 if n == 2 else (DISPLAY_3 if n == 3 else DISPLAY_4)
-        s.tracking = True
         rng_seed(&s.chance, seed)
         ih_reset(&s.ih, <uint64_t>n + 0x7A5C)
         for i in range(N_HUTS):
@@ -664,12 +658,6 @@ cdef class TaschkentCore(GameCore):
             n += 1
             return self.gen_sales(p, buf, n, False)
         return 0
-
-    @cython.final
-    cdef int random_move(self, Rng* rng) noexcept:
-        cdef int buf[MOVE_BUF]
-        cdef int n = self.gen_moves(buf)
-        return buf[rng_below(rng, n)]
 
 # ================================================================ playing a move
     @cython.final
