@@ -283,12 +283,10 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
 
     def narrate(self, before: GameCore, player: int, move: int,
                 viewer: Optional[int] = None) -> List[str]:
-        """Lines telling what `player`'s `move` did (self is the state after it, `before` the
-        state before): the move, the card(s) turned over and what they did, the herds and
-        scores. With a `viewer` seat, only what that seat sees (docs/views/khan.md): before the
-        end, a seat other than the Sable Nation is never told the value of a face-down Raid!
-        card, so Sable's herd, corral and score show their face-up part and the number of
-        face-down cards, as its view does."""
+        """The move, the card(s) turned over and what they did, the herds and scores (see
+        GameCore.narrate). Before the end, a seat other than the Sable Nation is never told
+        the value of a face-down Raid! card, so Sable's herd, corral and score show their
+        face-up part and the number of face-down cards, as its view does (docs/views/khan.md)."""
         f = self._fields()
         entries = self.events(since=before.event_count)     # what this move logged
         sable = f["sable"]
@@ -555,6 +553,11 @@ def move_head(who: str, move: int, text: str) -> str:
     return f"{who} {text}"
 
 
+FIXED_EVENT_TEXT = {core.LOG_NOEFFECT: "no Raid! card in the herd, no effect",
+                    core.LOG_SAVED: "the Tribal Champion is discarded and the herd is safe",
+                    core.LOG_CHAMP: "guards the herd"}
+
+
 def event_text(entry: Sequence[int], sable: int,
                face_down: Optional[Tuple[int, int]] = None) -> str:
     """One entry of the core's narration log, (kind, player, a, b, c) with a LOG_* kind, in
@@ -573,12 +576,8 @@ def event_text(entry: Sequence[int], sable: int,
         if face_down is not None and face_down[0] and c in (1, 2):
             return _loss_text(a - face_down[1], b, c, face_down[0])
         return _loss_text(a, b, c)
-    if kind == core.LOG_NOEFFECT:
-        return "no Raid! card in the herd, no effect"
-    if kind == core.LOG_SAVED:
-        return "the Tribal Champion is discarded and the herd is safe"
-    if kind == core.LOG_CHAMP:
-        return "guards the herd"
+    if kind in FIXED_EVENT_TEXT:
+        return FIXED_EVENT_TEXT[kind]
     if kind == core.LOG_STEAL:
         return (f"gives it to P{a} and takes a Raid! {PY_RAID_VALUE[b]} from their herd"
                 + (" (at random)" if a == sable else ""))

@@ -310,11 +310,9 @@ class Khiva(CheckedGame, KhivaCore):
 
     def narrate(self, before: GameCore, player: int, move: int,
                 viewer: Optional[int] = None) -> List[str]:
-        """Lines telling what `player`'s `move` did (self is the state after it, `before` the
-        state before): a turn's choices when they are revealed, then each camel move with its
-        reward and compensation gems, then the scores when the turn is over. With a `viewer`
-        seat, only what that seat sees: another seat's gift shows only to its giver and its
-        receiver."""
+        """A turn's choices when they are revealed, then each camel move with its reward and
+        compensation gems, then the scores when the turn is over (see GameCore.narrate). A
+        seat's gift shows only to its giver and its receiver."""
         lines = []
         entries = self.events(since=before.event_count)
         if move_kind(move) == core.MV_CHOOSE:

@@ -159,6 +159,10 @@ def anchor_text(anchor: int) -> str:
             f"{'hv'[core.anchor_dir(anchor)]}")
 
 
+WORD_MOVES = {core.MV_DONE: "done", core.MV_TAKEPERF: "take-perfect",
+              core.MV_PLACEPERF: "weave-perfect"}      # the moves that take no argument
+
+
 def move_text(move: int, pl_a: int = 0, pl_b: int = 0) -> str:
     """A move in notation; a placement names the halves of the domino being placed (pl_a and
     pl_b, as the core holds them)."""
@@ -179,12 +183,8 @@ def move_text(move: int, pl_a: int = 0, pl_b: int = 0) -> str:
         a, b = (pl_b, pl_a) if f else (pl_a, pl_b)
         return (f"place@{r - core.ORG},{c - core.ORG}{'hv'[d]}:"
                 f"{CODE_LETTERS[a % 7]}{CODE_LETTERS[b % 7]}")
-    if kind == core.MV_DONE:
-        return "done"
-    if kind == core.MV_TAKEPERF:
-        return "take-perfect"
-    if kind == core.MV_PLACEPERF:
-        return "weave-perfect"
+    if kind in WORD_MOVES:
+        return WORD_MOVES[kind]
     if kind == core.MV_ROTATE:
         anchor, opt = core.rotate_anchor(x), core.rotate_option(x)
         how = "swap" if opt == 8 else f"keep{opt // 4 + 1}-{DIRECTIONS[opt & 3]}"
