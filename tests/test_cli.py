@@ -38,32 +38,35 @@ def test_duel_match():
     assert r.returncode == 0 and "play-" in r.stdout and "-give-" in r.stdout
 
 
-@pytest.mark.parametrize("args", [
-    ["match", "chess"],
-    ["match", "khiva", "--players", "9"],
-    ["match", "khiva", "--players", "1"],
-    ["match", "khiva", "--agents", "ismcts:iters=5,random,random"],
-    ["match", "khiva", "--agents", "alphazero,random,random"],
-    ["match", "khiva", "--agents", "ismcts:c=-1,random,random"],
-    ["match", "khiva", "--agents", "ismcts:mode=xx,random,random"],
-    ["match", "khan", "--players", "2", "--agents", "ismcts:score_weight=1.5,random"],
-    ["hint", "khan", "--score-weight", "-0.1"],
-    ["match", "khiva", "--players", "3", "--agents", "random,random"],
-    ["match", "khiva", "--seed", "x"],
-    ["match", "khiva", "--seed", "-4"],
-    ["match", "khiva", "--bogus"],
-    ["match", "khiva", "--players", "0"],
-    ["hint", "khiva", "--time", "nan"],
-    ["hint", "khiva", "--time", "inf"],
-    ["hint", "khiva", "--time", "-1"],
-    ["hint", "khiva", "--players", "0"],
-    ["hint", "khiva", "--iterations", "0"],
-    ["hint", "khiva", "--score-weight", "nan"],
-    ["hint", "khiva", "--moves", "play-W9-give-W1"],
-    ["arena", "khiva", "--players", "0", "--agents", "random,random"],
-    ["frobnicate"],
-    [],
-])
+# usage errors, one command line a row (and the empty command line)
+USAGE_ERRORS = """
+match chess
+match khiva --players 9
+match khiva --players 1
+match khiva --agents ismcts:iters=5,random,random
+match khiva --agents alphazero,random,random
+match khiva --agents ismcts:c=-1,random,random
+match khiva --agents ismcts:mode=xx,random,random
+match khan --players 2 --agents ismcts:score_weight=1.5,random
+hint khan --score-weight -0.1
+match khiva --players 3 --agents random,random
+match khiva --seed x
+match khiva --seed -4
+match khiva --bogus
+match khiva --players 0
+hint khiva --time nan
+hint khiva --time inf
+hint khiva --time -1
+hint khiva --players 0
+hint khiva --iterations 0
+hint khiva --score-weight nan
+hint khiva --moves play-W9-give-W1
+arena khiva --players 0 --agents random,random
+frobnicate
+"""
+
+
+@pytest.mark.parametrize("args", [line.split() for line in USAGE_ERRORS.strip().splitlines()] + [[]])
 def test_usage_errors_exit_2_with_one_line(args):
     r = caravan(*args)
     assert r.returncode == 2

@@ -363,23 +363,26 @@ def test_khan_sables_face_down_draw_shows_its_value_only_to_sable():
     assert other[1] == "    herds: P0 0 +2 face down  P1 0   scores: P0 0 +3 face down  P1 0"
 
 
+def _told(g, text: str, viewer=None) -> tuple:
+    """Play `text` on g for P0; the spectator's lines and `viewer`'s."""
+    b, move = g.clone(), g.parse_move(text)
+    g.apply(move)
+    return g.narrate(b, 0, move), g.narrate(b, 0, move, viewer=viewer)
+
+
 def test_khan_sables_corral_and_loss_count_only_face_up_cows():
     # a herd of two face-down cards (100 and 20) and one face-up 50, taken from P1: corral it
     g = position(["sable", "bison"], herds={0: [100, 20], 1: [50, 20]}, kept={0: 1})
     g.apply("bless-P1-50")
     g.apply("corral")                           # P1
-    b, corral = g.clone(), g.parse_move("corral")
-    g.apply(corral)
-    assert "3 Raid! cards (170 cows) safe" in g.narrate(b, 0, corral)[0]
-    other = g.narrate(b, 0, corral, viewer=1)
+    spectator, other = _told(g, "corral", viewer=1)
+    assert "3 Raid! cards (170 cows) safe" in spectator[0]
     assert "3 Raid! cards (2 face down, 50 cows face up) safe" in other[0]
     assert "170" not in "\n".join(other)
     # Enemy Magic on a herd of face-down cards only
     g = position(["sable", "bison"], tops={"boldhome": ["magic"]}, herds={0: [100, 50]})
-    b, raid = g.clone(), g.parse_move("raid-boldhome")
-    g.apply(raid)
-    assert "loses the whole herd (2 Raid! cards, 150 cows)" in g.narrate(b, 0, raid)[0]
-    other = g.narrate(b, 0, raid, viewer=1)
+    spectator, other = _told(g, "raid-boldhome", viewer=1)
+    assert "loses the whole herd (2 Raid! cards, 150 cows)" in spectator[0]
     assert "loses the whole herd (2 Raid! cards, all face down)" in other[0]
     assert "150" not in "\n".join(other)
 
