@@ -229,17 +229,28 @@ def test_states_the_searcher_cannot_tell_apart_give_the_same_search(game, player
 
 
 # ---------------------------------------------------------------- the suite has teeth
-class UnsortedMoves(GAMES["khiva"].cls):
+# Khiva broken three ways (its module kept: the base reads the game's notation from it; so a
+# pickle of one, which looks the class up there, is not checked).
+KHIVA = GAMES["khiva"].cls
+
+
+class UnsortedMoves(KHIVA):
+    __module__ = KHIVA.__module__
+
     def legal_moves(self):
         return super().legal_moves()[::-1]
 
 
-class SharedClone(GAMES["khiva"].cls):
+class SharedClone(KHIVA):
+    __module__ = KHIVA.__module__
+
     def clone(self):
         return self
 
 
-class EvenRewards(GAMES["khiva"].cls):
+class EvenRewards(KHIVA):
+    __module__ = KHIVA.__module__
+
     def rewards(self):
         super().rewards()
         return [1 / self.n_players] * self.n_players
@@ -252,4 +263,4 @@ class EvenRewards(GAMES["khiva"].cls):
 ], ids=["unsorted-moves", "shared-clone", "even-rewards"])
 def test_the_suite_finds_a_broken_game(broken, message):
     with pytest.raises(AssertionError, match=rf"^khiva, 3 players, seed 0, ply \d+: .*{message}"):
-        check_game(broken, 3, games=1, deep_games=1)
+        check_game(broken, 3, games=1, deep_games=1, skip=["pickle"])

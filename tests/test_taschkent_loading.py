@@ -16,6 +16,7 @@ import random
 import pytest
 
 from cext import taschkent as core
+from engine.conformance import MAX_MOVES
 from engine.games.taschkent import DERIVED, Taschkent
 from engine.registry import from_json, from_view
 from engine.validation import IllegalPositionError, ViewError
@@ -409,15 +410,15 @@ def test_the_crowded_turn_comes_near_the_bound():
 def test_the_move_generator_stays_in_its_buffer_whatever_the_state():
     """Fields no loader accepts, written straight into the C state: every hut in the region
     being evaluated (32 mask bits), every connection on its borders. The generator writes at
-    most GEN_MOVES_CAP moves, which the buffers hold; with the seat or region out of range it
-    writes none."""
+    most GEN_MOVES_CAP moves, which the buffers (MAX_MOVES, cext/core.pxd) hold; with the seat
+    or region out of range it writes none."""
     g = Taschkent(3, 1)
     f = g._fields()
     f.update(phase=core.PH_SELL, actor=0, tr_region=3, region_huts=[2 ** 32 - 1] * 8,
              hut_has=[0, 0, 0], stick_border=[9, 2, 9])
     f["goods"][0], f["posts"][0][3], f["supply"][0] = [1, 1, 1], 1, 5
     g._set_fields(f)
-    assert len(g.legal_moves()) == core.GEN_MOVES_CAP <= core.MOVE_BUF
+    assert len(g.legal_moves()) == core.GEN_MOVES_CAP <= MAX_MOVES
     with pytest.raises(IllegalPositionError):
         g.check_invariants()
     for bad in (dict(actor=7), dict(actor=-3), dict(tr_region=-2), dict(tr_region=8), dict(n=9)):
