@@ -1471,7 +1471,7 @@ cdef class KilimCore(GameCore):
         cdef int best[N_TYPES]
         cdef int p, t
         for t in range(N_TYPES):
-            best[t] = 1
+            best[t] = 1          # Interpretation: a single pattern is no group (docs/rules/kilim.md, 9)
         for p in range(s.n):
             self.points[p] = self.kilim_score(p, largest[p], NULL)
             for t in range(N_TYPES):

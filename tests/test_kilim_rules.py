@@ -88,6 +88,33 @@ def test_tied_largest_groups_all_score_and_the_tie_break_is_the_largest_kilim():
     assert g.ranking() == [2, 1]                       # P1's Kilim has 4 cells, P0's 2
 
 
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_a_single_pattern_is_no_group_so_one_domino_kilims_get_no_bonus(players):
+    # "For each Pattern, the player who has the largest group: +5 points": a group is one "of
+    # adjacent identical Patterns" ("at least 2", say the examples), so when every player's
+    # largest group of a type is a single pattern (here A in every Kilim, B-E alone in one at
+    # most) nobody gets that type's bonus (docs/rules/kilim.md, 9)
+    singles = ["AB", "AC", "AD", "AE", "BC"][:players]
+    g = third_day(players, kilims={p: {"dominoes": [[0, 0, "h", h]]} for p, h in enumerate(singles)})
+    for p in range(players):
+        assert max(g.largest_groups(p)) == 1
+        assert g.score_lines(p) == {"rectangle": 10, "types": 0, "adjacent": 0,
+                                    "largest_group": 0, "torn": 0, "total": 10}
+    assert g.scores() == [10] * players
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_group_of_two_takes_the_bonus_from_single_patterns(players):
+    # P0's two adjacent As are a group: it alone scores the A bonus; the lone Bs, Cs, Ds of
+    # the others score none
+    kilims = {0: {"dominoes": [[0, 0, "h", "AA"]]}, 1: {"dominoes": [[0, 0, "h", "AB"]]}}
+    if players > 2:
+        kilims |= {2: {"dominoes": [[0, 0, "h", "AC"]]}, 3: {"dominoes": [[0, 0, "h", "BD"]]}}
+    g = third_day(players, kilims=kilims)
+    assert [g.score_lines(p)["largest_group"] for p in range(players)] == [5] + [0] * (players - 1)
+    assert g.scores() == [16] + [10] * (players - 1)
+
+
 # ================================================================ the auction
 def fresh(n=4, seed=1):
     g = Kilim(n, seed)
