@@ -88,6 +88,55 @@ cdef inline int step_toward(int pos, int player) noexcept nogil:
         return KHIVA
     return pos - 1
 
+cdef inline uint32_t others_at(const int* camel_pos, int camel) noexcept nogil:
+    """The spaces the other camels stand on (Khiva while any other camel rests there)."""
+    cdef uint32_t occupied = 0
+    cdef int c
+    for c in range(N_COLOURS):
+        if c != camel:
+            occupied |= 1u << camel_pos[c]
+    return occupied
+
+cdef inline int room_to_outpost(const int* camel_pos, int camel, int player) noexcept nogil:
+    """The empty spaces `camel` counts on its way to `player`'s outpost, the outpost included:
+    a move of at least that many steps ends there, and each step short of it ends elsewhere."""
+    cdef uint32_t occupied = others_at(camel_pos, camel)
+    cdef int pos = camel_pos[camel], outpost = path_pos(player, PATH_LEN), room = 1, i
+    for i in range(2 * PATH_LEN):           # the longest route: back from a shop 4, out again
+        pos = step_toward(pos, player)
+        if pos == outpost:
+            break
+        if not (occupied >> pos) & 1:
+            room += 1
+    return room
+
+cdef inline int boost_cap(const int* camel_pos, int card, int player, int gems) noexcept nogil:
+    """The most gems a boost of `card` may spend: one per gem icon, from the player's own gems,
+    and only for steps that still change where the camel ends: never past the outpost
+    (Interpretation: boost)."""
+    cdef int value = card % 5 + 1
+    cdef int cap = GEM_ICONS[value], room = 0
+    if gems < cap:
+        cap = gems
+    if cap > 0:
+        room = room_to_outpost(camel_pos, card // 5, player) - value
+    if room < cap:
+        cap = room
+    return cap if cap > 0 else 0
+
+def boost_limit(camel_pos, int card, int player, int gems) -> int:
+    """boost_cap for the Python half: camel_pos the five camels' positions (none at an
+    outpost), `card` the granted card (its colour is the camel), `gems` the player's."""
+    cdef int pos[N_COLOURS]
+    cdef int c
+    if not (0 <= card < N_CARDS and 0 <= player < 5 and len(camel_pos) == N_COLOURS):
+        raise ValueError("boost_limit: no such card, seat or camels")
+    for c in range(N_COLOURS):
+        pos[c] = camel_pos[c]
+        if not (0 <= pos[c] <= 5 * PATH_LEN and (pos[c] == KHIVA or pos_space(pos[c]) < PATH_LEN)):
+            raise ValueError(f"boost_limit: no camel can stand on position {pos[c]}")
+    return boost_cap(pos, card, player, gems)
+
 # ================================================================ moves and phases
 cpdef enum:
     PH_CHOOSE = 0            # players choose their cards one after another (sequentialized)
@@ -492,9 +541,9 @@ cdef class KhivaCore(GameCore):
 
     @cython.final
     cdef int max_boost(self) noexcept:
+        """The granted player's largest boost: 0 asks no decision (Interpretation: boost)."""
         cdef KhivaState* s = &self.s
-        cdef int icons = GEM_ICONS[card_value(s.act_card)]
-        return icons if s.gems[s.act_player] >= icons else s.gems[s.act_player]
+        return boost_cap(s.camel_pos, s.act_card, s.act_player, s.gems[s.act_player])
 
     @cython.final
     cdef void give_gems(self, int p, int k) noexcept:
@@ -516,11 +565,7 @@ cdef class KhivaCore(GameCore):
         cdef KhivaState* s = &self.s
         cdef int start = s.camel_pos[camel], pos = start
         cdef int outpost = path_pos(player, PATH_LEN)
-        cdef uint32_t occupied = 0
-        cdef int c
-        for c in range(N_COLOURS):
-            if c != camel:
-                occupied |= 1u << s.camel_pos[c]
+        cdef uint32_t occupied = others_at(s.camel_pos, camel)
         while steps > 0:
             pos = step_toward(pos, player)
             if pos == outpost:

@@ -38,6 +38,18 @@ def test_example_camille_white_four_leaps_the_pink_camel_to_her_outpost():
     assert g.to_json()["camels"][0]["teapot"] == pile_before[-1]   # the top of the pile
 
 
+def test_example_camille_with_one_gem_is_asked_no_boost():
+    """The same white 4 with one gem in Camille's hand: the 4 already ends on her outpost
+    (P0.1, pink's P0.2 leaped, P0.3, P0.4, the outpost), so a boost could only spend a gem
+    for nothing. No decision is asked and she keeps the gem (Interpretation: boost)."""
+    g = position(hands=FIVE, camels={"pink": "P0.2"}, teapots_on={"white": 3}, gems={0: 1})
+    play(g, "play-W4-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    me = player(g, 0)
+    assert g.phase == "choose"                       # the whole turn ran: no boost asked
+    assert (me["teapot_points"], me["gems"]) == (3, 1)
+    assert camel_at(g, "white") == "khiva"
+
+
 def allison_position(gems=5):
     """Adil (seat 0) requests blue with a 5, Allison (seat 1) with a 2. Blue stands on Adil's
     shop 2, other camels rest in Khiva (so it is occupied), green stands on Allison's shop 3."""
@@ -242,6 +254,69 @@ def test_boost_is_limited_by_the_cards_gem_icons_and_own_gems():
     g = position(hands=FIVE, gems={2: 5})
     play(g, "play-G3-give-B1", "play-P3-give-K1", "play-K5-give-B3")
     assert camel_at(g, "black") == "khiva"             # a 5 has no icon: no decision asked
+
+
+def test_a_boost_never_passes_the_outpost():
+    """White on P0.2, a W2 and 2 gems: two steps reach P0.4, one more the outpost. Only
+    boost-1 still changes where the camel ends, so boost-2 is not offered."""
+    g = position(hands=hands(p0=["W2", "B1", "G1", "G3", "P2"], p2=["W4", "B3", "G4", "P4", "K5"]),
+                 camels={"white": "P0.2"}, teapots_on={"white": 5}, gems={0: 2})
+    play(g, "play-W2-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    assert g.phase == "boost" and texts(g) == ["boost-0", "boost-1"]
+    for boost, gems_left, teapots in ((0, 2, 0), (1, 1, 5)):
+        h = g.clone()
+        play(h, f"boost-{boost}")
+        assert camel_at(h, "white") == ("P0.4" if boost == 0 else "khiva")
+        assert (player(h, 0)["gems"], player(h, 0)["teapot_points"]) == (gems_left, teapots)
+
+
+def test_the_boost_cap_counts_only_empty_spaces():
+    """White on P0.1 and pink on P0.3: the W2 leaps pink to P0.4, and one boost reaches the
+    outpost; counting the occupied P0.3 would wrongly allow a second."""
+    g = position(hands=hands(p0=["W2", "B1", "G1", "G3", "P2"], p2=["W4", "B3", "G4", "P4", "K5"]),
+                 camels={"white": "P0.1", "pink": "P0.3"}, gems={0: 2})
+    play(g, "play-W2-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    assert texts(g) == ["boost-0", "boost-1"]
+    play(g, "boost-0")
+    assert camel_at(g, "white") == "P0.4"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_every_boost_offered_ends_the_camel_somewhere_else(players):
+    """In random games each legal boost lands its camel on a different space (the outpost at
+    most once), and a boost phase always offers a choice."""
+    import random
+    rng = random.Random(players)
+    boosts = 0
+    for seed in range(12):
+        g = Khiva(players, seed)
+        while not g.is_terminal():
+            if g.phase == "boost":
+                legal = g.legal_moves()
+                assert len(legal) >= 2
+                ends = []
+                for m in legal:
+                    h = g.clone()
+                    count = h.event_count
+                    h.apply(m)
+                    moved = [e for e in h.events(since=count) if e[0] == 2]   # LOG_CAMEL_MOVED
+                    ends.append(moved[0][3])
+                assert len(set(ends)) == len(ends)
+                boosts += 1
+            g.apply(rng.choice(g.legal_moves()))
+    assert boosts > 0
+
+
+def test_a_boost_phase_without_a_choice_cannot_be_loaded():
+    """A saved boost decision whose card alone reaches the outpost is no reachable position."""
+    g = position(hands=hands(p0=["W2", "B1", "G1", "G3", "P2"], p2=["W4", "B3", "G4", "P4", "K5"]),
+                 camels={"white": "P0.2"}, gems={0: 2})
+    play(g, "play-W2-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    d = g.to_json()
+    assert Khiva.from_json(d).to_json() == d
+    d["camels"][0]["at"] = "P0.3"                    # now the W2 alone ends on the outpost
+    with pytest.raises(ValueError, match="a boost would change nothing"):
+        Khiva.from_json(d)
 
 
 def test_every_rejected_request_earns_one_gem():

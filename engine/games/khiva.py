@@ -285,8 +285,8 @@ class Khiva(CheckedGame, KhivaCore):
               f"turn {f['turn']} is in deal {shape['deal']}, not {f['deal_round']}")
         _check_ranges(f, n)
         _check_cards(f, n, phase, shape)
-        _check_actor(f, n, phase)
         _check_camels(f, n)
+        _check_actor(f, n, phase)              # after the camels: a boost reads their route
         _check_tokens(f, n, phase)
         _check_knowledge(f, n)
 
@@ -603,7 +603,9 @@ def _check_cards(f: Dict[str, Any], n: int, phase: int, shape: Dict[str, int]) -
 
 
 def _check_actor(f: Dict[str, Any], n: int, phase: int) -> None:
-    """The seat to move fits the phase; a pending activation fits the revealed cards."""
+    """The seat to move fits the phase; a pending activation fits the revealed cards and
+    leaves its player a choice (a boost that still moves the camel further, or the salt bag at
+    shop 4)."""
     if phase == core.PH_OVER:
         check(f["actor"] == -1, "to_move", "nobody moves once the game is over")
         return
@@ -618,11 +620,14 @@ def _check_actor(f: Dict[str, Any], n: int, phase: int) -> None:
     same_colour = sum(f["played"][q] for q in range(n)) & (31 << (camel * 5))
     check(same_colour & ((1 << card) - 1) == 0, "pending.card",
           f"a lower {COLOUR_NAMES[camel]} card was played: {card_text(card)} was not granted")
-    icons = PY_GEM_ICONS[card % 5 + 1]
     if phase == core.PH_BOOST:
-        check(f["act_stage"] == core.ST_MOVE and icons > 0 and f["gems"][p] > 0, "phase",
-              f"seat {p} cannot boost {card_text(card)}")
-        check(f["act_boost"] == 0, "pending", "the boost is not chosen yet")
+        check(f["act_stage"] == core.ST_MOVE and f["act_boost"] == 0, "pending",
+              "the boost is not chosen yet")
+        check(PY_GEM_ICONS[card % 5 + 1] > 0 and f["gems"][p] > 0, "phase",
+              f"seat {p} cannot boost {card_text(card)}: it needs gem icons and gems")
+        check(core.boost_limit(f["camel_pos"], card, p, f["gems"][p]) > 0, "phase",
+              f"{card_text(card)} alone takes the {COLOUR_NAMES[camel]} camel to seat {p}'s "
+              "outpost: a boost would change nothing")
     else:
         pos = f["camel_pos"][camel]
         check(f["act_stage"] == core.ST_NEXT and pos != core.KHIVA

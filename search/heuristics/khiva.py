@@ -13,7 +13,7 @@ from typing import Callable, List, Tuple
 
 from cext import khiva as core
 from cext.core import move_arg, move_kind
-from engine.games.khiva import card_text, choice_of
+from engine.games.khiva import card_text, choice_of, parse_card, parse_pos
 
 COLOURS = ("white", "blue", "green", "pink", "black")
 CARPET_GUESS = 2.5          # a carpet is worth 3-5 if delivered, nothing otherwise
@@ -66,12 +66,18 @@ def space_value(d: dict, colour: int, me: int, pos: Tuple[int, int], gems: int) 
     return max(salt, CARPET_GUESS if d["carpet_pile_count"] else 0.0)
 
 
+def boost_cap(d: dict, card: str, me: int, gems: int) -> int:
+    """The largest boost the rules would offer `me` with `card` granted now (never past the
+    outpost)."""
+    camel_pos = [parse_pos(c["at"], d["players"], ()) for c in d["camels"]]
+    return core.boost_limit(camel_pos, parse_card(card), me, gems)
+
+
 def card_worth(d: dict, card: str, me: int) -> float:
     colour, value = "WBGPK".index(card[0]), int(card[1])
     gems = d["player_state"][me]["gems"]
-    icons = (0, 2, 2, 1, 1, 0)[value]
     best = max(space_value(d, colour, me, landing(d, colour, me, value + b), gems - b) - 0.8 * b
-               for b in range(min(icons, gems) + 1))
+               for b in range(boost_cap(d, card, me, gems) + 1))
     granted = (6 - value) / 5                      # a lower card of the colour may beat it
     return granted * best + (1 - granted) * 1.0
 
