@@ -33,13 +33,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from cext.core import IllegalMoveError
+from cext.core import LOG_ENTRIES, MOVE_BUFFER, IllegalMoveError
 from engine.validation import MAX_VALUES, IllegalPositionError, ViewError
 
-# cext/core.pxd's MAX_MOVES (the size of every move buffer) and LOG_SIZE (the narration entries
-# a state keeps): cext.core does not export them to Python, so they are repeated here.
-MAX_MOVES = 4096
-LOG_SIZE = 32
+MAX_MOVES = MOVE_BUFFER     # cext/core.pxd's MAX_MOVES: the size of every move buffer (4096)
+LOG_SIZE = LOG_ENTRIES      # cext/core.pxd's LOG_SIZE: the narration entries a state keeps (32)
 KEY_MODES = ("so", "mo")
 MOVE_CAP = 20_000           # moves after which a game is taken never to end
 TEXTS_PARSED = 64           # legal moves whose notation is parsed back at one state (evenly spread)
