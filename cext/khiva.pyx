@@ -152,13 +152,12 @@ cpdef enum:
     # move kinds (cext/moves.pxd): make_move(kind, argument)
     MV_CHOOSE = 1            # argument: choice_arg(play1, play2, give1, give2)
     MV_BOOST = 2             # argument: the gems spent
-    MV_SHOP4 = 3             # argument: SHOP_CARPET / SHOP_SALT / SHOP_NOTHING
+    MV_SHOP4 = 3             # argument: SHOP_CARPET / SHOP_SALT
 
     NONE = 31                # "no card" in a CHOOSE field
     CHOICE_ARG_END = 1 << 20     # every CHOOSE argument is below: four 5-bit fields
     SHOP_CARPET = 0
     SHOP_SALT = 1
-    SHOP_NOTHING = 2
 
     # The narration log (core.pxd: log_event(&s.log, kind, player, a, b, c)), written while
     # tracking: each camel activation writes ACTIVATE when its request is granted, CAMEL_MOVED
@@ -396,9 +395,6 @@ cdef class KhivaCore(GameCore):
             if self.can_buy_salt(s.act_player):
                 buf[n] = make_move(MV_SHOP4, SHOP_SALT)
                 n += 1
-            if s.n_carpets == 0:
-                buf[n] = make_move(MV_SHOP4, SHOP_NOTHING)
-                n += 1
             return n
         return 0
 
@@ -596,11 +592,13 @@ cdef class KhivaCore(GameCore):
             self.give_gems(player, 2)
             self.note_reward(player, REWARD_GEMS, 2)
         elif space == 4:
-            # pay 3 gems for the top salt bag, or take the top carpet: a choice only when
-            # both are possible, or when only salt is (then buying is optional)
+            # pay 3 gems for the top salt bag, or take the top carpet: a choice when both are
+            # possible; one of them alone is taken, never declined (Interpretation: shop 4)
             if self.can_buy_salt(player):
-                return True
-            if s.n_carpets > 0:
+                if s.n_carpets > 0:
+                    return True
+                self.shop4(player, SHOP_SALT)
+            elif s.n_carpets > 0:
                 self.take_carpet(player)
         return False
 

@@ -96,7 +96,7 @@ def taschkent_covered(report: ConformanceReport, counts) -> None:
 
 SPECS: Dict[str, Spec] = {
     "khiva": Spec(games=250, every=10, bound=khiva_core.MOST_MOVES, on_end=khiva_end,
-                  shortest=lambda n: 11, kinds=frozenset({"play", "boost", "salt", "carpet", "nothing"}),
+                  shortest=lambda n: 11, kinds=frozenset({"play", "boost", "salt", "carpet"}),
                   deep_phases=frozenset({"choose", "boost", "shop4", "over"})),
     "khan": Spec(games=250, every=12, bound=khan_core.MOST_MOVES, on_end=khan_end,
                  shortest=lambda n: 80 // n,

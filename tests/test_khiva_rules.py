@@ -170,12 +170,40 @@ def _carpets_run_out_before_green_reaches_shop_four(gems):
     return g
 
 
-def test_shop_four_with_carpets_gone_buying_salt_is_optional():
-    for choice, salt in (("salt", 10), ("nothing", 0)):
-        g = _carpets_run_out_before_green_reaches_shop_four(gems=3)
-        assert g.phase == "shop4" and sorted(texts(g)) == ["nothing", "salt"]
-        play(g, choice)
-        assert player(g, 0)["salt_points"] == salt
+def test_shop_four_with_carpets_gone_takes_the_salt_without_asking():
+    """Shop 4 offers the salt bag or the carpet, nothing else: with the carpet pile empty and
+    3 gems, the salt bag is bought at once (Interpretation: shop 4)."""
+    g = _carpets_run_out_before_green_reaches_shop_four(gems=3)
+    me = player(g, 0)
+    assert camel_at(g, "green") == "P0.4" and g.is_terminal()   # no shop 4 decision
+    assert (me["salt_points"], me["salt_best"], me["gems"]) == (10, 10, 0)
+    assert g.to_json()["salt_pile"] == [9, 8, 7, 6]
+
+
+def test_shop_four_with_salt_gone_takes_the_carpet_without_asking():
+    """Seat 0 buys the last salt bag at shop 4 with its white 4 (a choice: a carpet was left);
+    later in the same turn seat 2's green 4 stops on its own shop 4 holding 3 gems: with no
+    salt bag left, the carpet is taken at once."""
+    def edit(d):
+        d["salt_pile"] = [6]
+        d["player_state"][1].update(salt_points=10 + 9 + 8 + 7, salt_best=10)
+    g = position(hands=hands(p2=["W2", "B3", "G4", "P4", "K5"]), gems={0: 3, 2: 3}, edit=edit)
+    top = g.to_json()["carpet_pile"][-1]
+    play(g, "play-W4-give-B1", "play-B5-give-K1", "play-G4-give-B3", "boost-0")
+    assert g.phase == "shop4" and sorted(texts(g)) == ["carpet", "salt"]
+    play(g, "salt")
+    assert g.to_json()["salt_pile"] == [] and g.phase == "boost" and g.to_move == 2
+    play(g, "boost-0")
+    assert camel_at(g, "green") == "P2.4" and g.is_terminal()   # no shop 4 decision
+    assert player(g, 2)["carpets_held"] == [top] and player(g, 2)["gems"] == 3
+
+
+def test_shop_four_offers_no_third_option():
+    g = allison_position()
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2", "boost-2")
+    assert texts(g) == ["carpet", "salt"]
+    with pytest.raises(ValueError):
+        g.parse_move("nothing")
 
 
 def test_shop_four_with_nothing_possible_does_nothing():
@@ -316,6 +344,21 @@ def test_a_boost_phase_without_a_choice_cannot_be_loaded():
     assert Khiva.from_json(d).to_json() == d
     d["camels"][0]["at"] = "P0.3"                    # now the W2 alone ends on the outpost
     with pytest.raises(ValueError, match="a boost would change nothing"):
+        Khiva.from_json(d)
+
+
+def test_a_shop_four_phase_without_a_choice_cannot_be_loaded():
+    g = allison_position()
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2", "boost-2")
+    d = g.to_json()
+    assert g.phase == "shop4" and Khiva.from_json(d).to_json() == d
+    d["player_state"][2]["carpets_held"] += d["carpet_pile"]
+    d["carpet_pile"] = []
+    d.pop("carpet_pile_count")
+    d.pop("end_triggered")
+    for ps in d["player_state"]:
+        ps.pop("score")
+    with pytest.raises(ValueError, match="the carpet pile is empty: shop 4 offers no choice"):
         Khiva.from_json(d)
 
 

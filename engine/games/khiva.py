@@ -25,7 +25,7 @@ PHASES = {core.PH_CHOOSE: "choose", core.PH_BOOST: "boost", core.PH_SHOP4: "shop
 PHASE_OF = {name: ph for ph, name in PHASES.items()}
 ALL_CARDS = (1 << core.N_CARDS) - 1
 ALL_CARPETS = (1 << core.N_CARPETS) - 1
-SHOP4_CHOICES = ("carpet", "salt", "nothing")       # by core.SHOP_CARPET, SHOP_SALT, SHOP_NOTHING
+SHOP4_CHOICES = ("carpet", "salt")                  # by core.SHOP_CARPET, SHOP_SALT
 
 # Keys a client may leave out: the loader recomputes them, and checks them when they are given.
 DERIVED = frozenset({"duel", "deal", "aside_down_count", "teapot_pile_count",
@@ -604,8 +604,8 @@ def _check_cards(f: Dict[str, Any], n: int, phase: int, shape: Dict[str, int]) -
 
 def _check_actor(f: Dict[str, Any], n: int, phase: int) -> None:
     """The seat to move fits the phase; a pending activation fits the revealed cards and
-    leaves its player a choice (a boost that still moves the camel further, or the salt bag at
-    shop 4)."""
+    leaves its player a choice (a boost that still moves the camel further, or both the salt
+    bag and the carpet at shop 4)."""
     if phase == core.PH_OVER:
         check(f["actor"] == -1, "to_move", "nobody moves once the game is over")
         return
@@ -635,6 +635,8 @@ def _check_actor(f: Dict[str, Any], n: int, phase: int) -> None:
               f"the {COLOUR_NAMES[camel]} camel is not at a shop 4")
         check(f["n_salt"] > 0 and f["gems"][p] >= core.SALT_PRICE, "phase",
               f"seat {p} cannot buy salt: shop 4 offers no choice")
+        check(f["n_carpets"] > 0, "phase",
+              "the carpet pile is empty: shop 4 offers no choice")
 
 
 def _check_camels(f: Dict[str, Any], n: int) -> None:

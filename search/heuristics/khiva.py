@@ -106,7 +106,7 @@ def choose(world, player: int, rng: random.Random) -> int:
         return _best(legal, boost_value, rng)
     # shop 4: salt when it is worth more than a carpet
     salt = d["salt_pile"][0] - 3 if d["salt_pile"] else 0
-    prefs = {core.SHOP_SALT: salt, core.SHOP_CARPET: CARPET_GUESS, core.SHOP_NOTHING: 0.0}
+    prefs = {core.SHOP_SALT: salt, core.SHOP_CARPET: CARPET_GUESS}
     return _best(legal, lambda m: prefs[move_arg(m)], rng)
 
 
