@@ -4,9 +4,15 @@ torn and perfect carpets, the 2-player version.
 Kilims are written as dominoes [row, col, 'h'|'v', halves] with halves top/left first
 (A-E patterns, X torn, P perfect); see tests/kilim_support.py.
 """
+import argparse
+import io
+import random
+import re
+
 import pytest
 
-from engine.games.kilim import Kilim
+from cext.core import move_kind
+from engine.games.kilim import Kilim, domino_words, parse_domino
 from kilim_support import (cards, game_over, last_turn_of_day, late_in_day, play, player, texts,
                            third_day, window)
 
@@ -503,7 +509,6 @@ def test_illegal_moves_are_refused_without_change():
 def test_render_and_narrate_tell_the_game():
     g = Kilim(4, 3)
     lines = []
-    import random
     rng = random.Random(3)
     while not g.is_terminal():
         b = g.clone()
@@ -512,7 +517,125 @@ def test_render_and_narrate_tell_the_game():
         g.apply(m)
         lines += g.narrate(b, p, m)
     text = "\n".join(lines)
-    assert "wins the auction" in text and "is revealed" in text and "weaves place@" in text
+    assert "wins the auction" in text and "is revealed" in text and "weaves the domino it won" in text
     assert "the game is over" in text
     r = g.render()
     assert "P3: score" in r and "-" in r
+
+
+# ================================================================ telling the game in words
+# Notation is what a player types; narration tells in sentences. A line of narration never
+# holds a move's notation: no `place@`, `scrap@`, `rotate@`..., no `weave-scrap-A`,
+# `take-perfect`, `token-move`, `remove-scrap-B`, `gold-7`, `scrap-bag`, `:swap`, `keep1-up`.
+NOTATION = re.compile(r"[a-z]@-?\d|\b(weave|take|remove|move|token|scrap)-[a-zA-Z]|\bgold-\d"
+                      r"|:swap|\bkeep\d-")
+
+
+def every_move_kind(players: int):
+    """(before, seat, move, after) of seeded games at `players` that favour the move kinds not
+    played yet, until every one of the 15 has been played (a token, a scrap, a rotation...)."""
+    seen = set()
+    for seed in range(20):
+        g, rng = Kilim(players, seed), random.Random(seed)
+        while not g.is_terminal():
+            legal = g.legal_moves()
+            fresh_kinds = [m for m in legal if move_kind(m) not in seen]
+            m = rng.choice(fresh_kinds if fresh_kinds and rng.random() < 0.7 else legal)
+            b, p = g.clone(), g.to_move
+            g.apply(m)
+            seen.add(move_kind(m))
+            yield b, p, m, g.clone()
+        if len(seen) == 15:
+            return
+    raise AssertionError(f"move kinds never played: {set(range(1, 16)) - seen}")
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_every_move_kind_is_told_in_a_sentence_without_notation(players):
+    kinds = set()
+    for b, p, m, g in every_move_kind(players):
+        kinds.add(move_kind(m))
+        text = b.move_to_text(m)
+        for viewer in [None] + list(range(players)):
+            lines = g.narrate(b, p, m, viewer=viewer)
+            assert lines and all(not NOTATION.search(line) for line in lines), (text, lines)
+            assert f"P{p} {text}" not in lines, (text, lines)
+            assert any(line.startswith(f"P{p} ") for line in lines), (text, lines)
+    assert kinds == set(range(1, 16))
+
+
+def test_weaving_a_scrap_and_each_token_are_told_as_sentences():
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AX"]]}}, scraps_held={0: ["B"]})
+    assert told(g, "weave-scrap-B")[0] == "P0 takes scrap B from its hand to weave it into its Kilim"
+    assert told(g, "scrap@0,1")[:2] == ["P0 puts scrap B at row 0, column 1, restoring the torn half",
+                                        "      A-b"]
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AB"]]}}, tokens={"rotate": 0})
+    assert told(g, "rotate@0,0h:keep1-down")[0] == (
+        "P0 uses the Rotate token on its domino of pattern A and pattern B at row 0, column 0 "
+        "(across): pattern A stays and pattern B swings below it")
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AB"], [1, 0, "h", "CC"]]}}, tokens={"move": 0})
+    assert told(g, "move@1,0h")[0] == ("P0 uses the Move token: it lifts its domino of two C "
+                                       "patterns at row 1, column 0 (across) to weave it elsewhere")
+    assert told(g, "place@-1,0h:CC")[0] == ("P0 weaves the lifted domino (two C patterns) at row 0, "
+                                            "column 0 and the cell to its right (its Kilim grows upwards)")
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AA"]]}}, tokens={"perfect": 0})
+    assert told(g, "take-perfect")[0] == ("P0 uses the Perfect Carpet token: a perfect carpet goes "
+                                          "into its reserve")
+    assert told(g, "weave-perfect")[0] == "P0 takes a perfect carpet from its reserve to weave it"
+    assert told(g, "place@0,2h:PP")[0] == ("P0 weaves a perfect carpet (two perfect halves) at row 0, "
+                                           "column 2 and the cell to its right")
+
+
+def told(g, move_text: str) -> list:
+    """The spectator's narration of the move written `move_text`, played on g."""
+    b, p, m = g.clone(), g.to_move, g.parse_move(move_text)
+    g.apply(m)
+    return g.narrate(b, p, m)
+
+
+@pytest.mark.parametrize("players,seed", [(2, 1), (3, 5), (5, 2)])
+def test_the_first_domino_is_told_with_the_first_move_to_everyone(players, seed):
+    g = Kilim(players, seed)
+    first = g.to_json()["on_table"]
+    words = domino_words(parse_domino(first))
+    opening = f"day 1 begins: the first domino, {first} ({words}), is revealed for auction"
+    assert f"on the table: {first} ({words})" in g.render(0)
+    b, m = g.clone(), g.legal_moves()[0]
+    g.apply(m)
+    for viewer in [None] + list(range(players)):
+        assert g.narrate(b, 0, m, viewer=viewer)[:2] == [opening, "P0 chooses a card face down"]
+    b, m = g.clone(), g.legal_moves()[0]
+    g.apply(m)                                   # told once: not with the second move
+    assert not any("begins" in line for line in g.narrate(b, 1, m))
+
+
+def test_caravan_match_and_play_show_the_first_domino_first(capsys):
+    from engine import play as play_cli
+    from engine.cli import main
+
+    first = Kilim(2, 3).to_json()["on_table"]
+    assert main(["match", "kilim", "--players", "2", "--agents", "random,random", "--seed", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[3].startswith(f"day 1 begins: the first domino, {first} (")
+    # a human at seat 2: the AI seats choose first, and the human is told the domino with them
+    args = argparse.Namespace(game="kilim", players=3, seat=2, seats=None, agents="random", seed=4,
+                              hint_iterations=10)
+    out = io.StringIO()
+    play_cli.run(play_cli.table_from_args(args, {}), io.StringIO("quit\n"), out)
+    first = Kilim(3, 4).to_json()["on_table"]
+    text = out.getvalue()
+    assert text.index(f"day 1 begins: the first domino, {first} (") < text.index("P0 chooses a card")
+    assert text.index("P1 chooses a card") < text.index("You are P2")
+
+
+def test_render_gives_a_legend_for_its_letters():
+    g = window(kilims={0: {"dominoes": [[0, 0, "h", "AX"], [1, 0, "h", "PP"]]}},
+               scraps_held={0: ["B"]}, edit=lambda d: d.update(perfect_supply=2))
+    play(g, "weave-scrap-B", "scrap@0,1")
+    for viewer in (None, 0, 1):
+        r = g.render(viewer)
+        assert "      A-b\n" in r and "      P-P" in r            # a scrap B on the torn half
+        legend = r[r.index("legend: "):]
+        for key in ("A-E the five patterns", "a-e a scrap of that pattern", "X a torn half",
+                    "P a half of a perfect carpet", ". a hole", "- and | join the two halves"):
+            assert key in " ".join(legend.split()), key

@@ -39,15 +39,17 @@ from khan_support import position
 # ================================================================ the spectator's narration
 # sha256 of the whole narration (viewer None) of a seeded random game, one line after another,
 # recorded from the code before `viewer` was added: the spectator's text must not change.
+# Kilim's were recorded again when its narration became sentences (issue 18: no notation in
+# it, the first domino told with the first move).
 SPECTATOR_DIGESTS = [
     ("khan", 2, 1, {"khans": "sable,bison"},
      "3a3958a15742515a5c3689bcbb6a2a3e2f101d9d96b543ea2e44c81626fff6cc"),
     ("khan", 3, 2, {"khans": "impala,sable,llama"},
      "c2d35eb2f5a34a078c3f264497a98fa12305d78d8e49b991c0600ca65cc4308a"),
     ("khan", 5, 3, {}, "d7f28210ebaf2c1fc2a60ca3812a5ac4fbdf2aed1beb040c537c9fac4aad7ead"),
-    ("kilim", 2, 1, {}, "43e740e6d6cd99ad5e5da62d572f1b08f23a42c912b90dff2f4cf49310c75a34"),
-    ("kilim", 3, 2, {}, "7978cfe055149cad252625c9a91c63e88328bf535b33e71e0df70d0cf3f7bdf1"),
-    ("kilim", 5, 3, {}, "618011b1d2efc23400e027af40c4ce600497944a91b4f3b6c128fc33e95b0d6e"),
+    ("kilim", 2, 1, {}, "18ea2956dc51aeaabf9da3d60f80d660530f833035e0756846ba1a610f7bfb0a"),
+    ("kilim", 3, 2, {}, "58d863981d1ba70b5d9b970696b3e75fd14c5a4743f3a949448bb0c5884519a2"),
+    ("kilim", 5, 3, {}, "3468089f7d49a4906f818a762037d78ba62da7b1567e6b349ce4e350c79f5379"),
     ("taschkent", 2, 1, {}, "acfaa14398d91841d5b20670a1fe884f6a9735e34cee5bb3a65642c58ff4a62b"),
     ("taschkent", 3, 2, {}, "cc864adbaa322c79069dd08dcaee86782b46b2668a5743fd29081dad4ea806b2"),
     ("taschkent", 4, 3, {}, "53102726d926050f8153dfceea55d177ed07d75c33b99fc140ac719a30ad20a2"),
@@ -432,7 +434,10 @@ def test_kilim_a_card_chosen_face_down_is_told_as_a_choice():
         b, m = g.clone(), g.legal_moves()[-1]
         g.apply(m)
         for v in (None, 0, 1, 2):
-            assert g.narrate(b, p, m, viewer=v) == [f"P{p} chooses a card face down"]
+            told = g.narrate(b, p, m, viewer=v)
+            if p == 0:                 # the game's first move also tells the first domino
+                assert told.pop(0).startswith("day 1 begins: the first domino")
+            assert told == [f"P{p} chooses a card face down"]
             card = card_text(move_arg(m))
             assert card not in " ".join(g.narrate(b, p, m, viewer=v))
 

@@ -34,8 +34,8 @@ STEP_NAMES = ("the Spy offers", "the auction", "the Scrap Bag offers", "the Arti
 SOURCES = ("won", "perfect", "move")                   # by core.PS_WON, PS_PERFECT, PS_MOVE
 DIRECTIONS = ("up", "right", "down", "left")
 # how narration tells who won the Scrap Bag and the Artisan (core.LOG_SCRAPWIN, LOG_ARTWIN)
-SIDE_WINNER_TEXT = {core.LOG_SCRAPWIN: ("scrap bag", "searches the bag", "nobody searches"),
-                    core.LOG_ARTWIN: ("artisan", "calls the Artisan", "nobody calls the Artisan")}
+SIDE_WINNER_TEXT = {core.LOG_SCRAPWIN: ("Scrap Bag", "searches the bag", "nobody searches the bag"),
+                    core.LOG_ARTWIN: ("Artisan", "calls the Artisan", "nobody calls the Artisan")}
 # A regular domino's id is group * 15 + the index of its pair of types, numbered as the core
 # numbers them: (A, A), (A, B), ... (E, E).
 PAIRS = [(a, b) for a in range(core.N_TYPES) for b in range(a, core.N_TYPES)]
@@ -157,6 +157,62 @@ KIND_OF_DOMINO = [KIND_INDEX[kind_of_domino(d)] for d in range(core.ID_PERF)]
 def anchor_text(anchor: int) -> str:
     return (f"{core.anchor_row(anchor) - core.ORG},{core.anchor_col(anchor) - core.ORG}"
             f"{'hv'[core.anchor_dir(anchor)]}")
+
+
+# ---------------------------------------------------------------- the same things in words
+# Narration and render tell a player what happened in sentences; notation names moves only
+# where it is what the player types (the move list, `hint`).
+TOKEN_WORDS = ("Perfect Carpet", "Rotate", "Remove", "Move")     # by core.TOK_*
+SIDE_WORDS = ("above it", "to its right", "below it", "to its left")   # by DIRECTIONS
+LEGEND = ["legend: A-E the five patterns; a-e a scrap of that pattern woven on the cell (over a half",
+          "        or in a hole); X a torn half (-3 points); P a half of a perfect carpet (no points);",
+          "        . a hole; - and | join the two halves of one domino"]
+
+
+def card_words(card: int) -> str:
+    """'Gold 7', 'the Spy', 'the Scrap Bag', 'the Artisan'."""
+    return {core.C_SPY: "the Spy", core.C_SCRAP: "the Scrap Bag", core.C_ART: "the Artisan"}.get(
+        card, f"Gold {card}")
+
+
+def half_words(code: int) -> str:
+    """One half of a domino: 'pattern A', 'a torn half', 'a perfect half'."""
+    if code == core.TORN:
+        return "a torn half"
+    if code == core.PERF:
+        return "a perfect half"
+    return f"pattern {CODE_LETTERS[code]}"
+
+
+def halves_words(a: int, b: int) -> str:
+    """A woven domino's two halves: 'pattern A and pattern D', 'two C patterns', 'two perfect
+    halves'."""
+    if a == b:
+        return "two perfect halves" if a == core.PERF else f"two {CODE_LETTERS[a]} patterns"
+    return f"{half_words(a)} and {half_words(b)}"
+
+
+def domino_words(d: int) -> str:
+    """What a domino is: 'patterns A and D', 'two C patterns', 'a torn carpet: pattern C and a
+    torn half', 'a perfect carpet'."""
+    a, b = domino_halves(d)
+    if d >= core.ID_PERF:
+        return "a perfect carpet"
+    if d >= core.ID_TORN:
+        return f"a torn carpet: {half_words(a)} and a torn half"
+    if a == b:
+        return f"two {CODE_LETTERS[a]} patterns"
+    return f"patterns {CODE_LETTERS[a]} and {CODE_LETTERS[b]}"
+
+
+def named_domino(d: int) -> str:
+    """A domino's name with what it is: '1AD (patterns A and D)'."""
+    return f"{domino_text(d)} ({domino_words(d)})"
+
+
+def cell_words(r: int, c: int) -> str:
+    """A cell of a Kilim, from its bounding box's top-left cell (as the notation counts)."""
+    return f"row {r}, column {c}"
 
 
 WORD_MOVES = {core.MV_DONE: "done", core.MV_TAKEPERF: "take-perfect",
@@ -697,7 +753,11 @@ class Kilim(CheckedGame, KilimCore):
         d = self.to_json(viewer)
         lines = [f"Kilim, {d['players']} players, day {min(d['day'] + 1, 3)}, "
                  f"turn {d['turn'] + 1}, phase {d['phase']}, to move: {d['to_move']}"]
-        lines.append(f"on the table: {d['on_table'] or '-'}  carried: {' '.join(d['pending']) or '-'}"
+        f = self._fields()
+        table = named_domino(f["on_table"]) if f["on_table"] >= 0 else "-"
+        if d["to_place"]:
+            table += f"  P{d['placer']} weaves: {', '.join(map(named_domino, f['to_place'][:f['n_to_place']]))}"
+        lines.append(f"on the table: {table}  carried: {' '.join(d['pending']) or '-'}"
                      f"  piles: {d['pile_counts']}  lost: {d['lost']}  perfect carpets left: "
                      f"{d['perfect_supply']}  scraps on the board: {d['scraps_on_board_count']}")
         lines.append("tokens: " + ", ".join(
@@ -708,56 +768,50 @@ class Kilim(CheckedGame, KilimCore):
             lines.append(f"  P{p}: score {ps['score']:3d}  cards {' '.join(ps['hand'])}"
                          f"  scraps {scr or '-'}  perfect {ps['perfect_held']}  size {self.kilim_size(p)}")
             lines.extend("      " + row for row in self.kilim_picture(p))
+        lines.extend(LEGEND)
         return "\n".join(lines)
 
     def narrate(self, before: GameCore, player: int, move: int,
                 viewer: Optional[int] = None) -> List[str]:
-        """What `player`'s `move` did (self is the state after it, `before` the state before):
-        for a spectator (viewer None) everything, else only what seat `viewer` sees
-        (docs/views/kilim.md): a card or Gold card chosen face down is told only as a choice
-        until the reveal, and the scrap the Scrap Bag winner keeps only to that winner."""
+        """What `player`'s `move` did, in sentences (self is the state after it, `before` the
+        state before): for a spectator (viewer None) everything, else only what seat `viewer`
+        sees (docs/views/kilim.md): a card or Gold card chosen face down is told only as a
+        choice until the reveal, and the scrap the Scrap Bag winner keeps only to that winner.
+        The first move of a game also tells the first domino, which the deal revealed."""
         b = before._fields()
-        kind = move_kind(move)
-        text = move_text(move, b["pl_a"], b["pl_b"])
-        if kind == core.MV_CARD:
-            lines = [f"P{player} chooses a card face down"]
-        elif kind == core.MV_BID:
-            lines = [f"P{player} chooses a Gold card face down"]
-        elif kind == core.MV_SCRAPPICK:
-            lines = [f"P{player} searches the bag and keeps a scrap face down"]
-        elif kind == core.MV_TOKENPICK:
-            lines = [f"P{player} takes the Artisan's {TOKEN_NAMES[move_arg(move)]} token"]
-        elif kind == core.MV_PLACE:
-            how = ("weaves", "weaves a perfect carpet", "moves a domino to")[b["place_src"]]
-            lines = [f"P{player} {how} {text}"]
-        elif kind == core.MV_DONE:
-            lines = [f"P{player} is done weaving for this turn"]
-        else:
-            lines = [f"P{player} {text}"]
-        if kind in (core.MV_PLACE, core.MV_SCRAPAT, core.MV_ROTATE, core.MV_REMOVE, core.MV_REMOVESCRAP):
+        lines = []
+        if before.event_count == 1 and (b["day"], b["turn"], b["phase"], b["actor"]) == (
+                0, 0, core.PH_CARD, 0):            # the deal, whose one entry is its reveal
+            lines += self.event_text(*before.events(since=0)[0][:4], viewer=viewer, first=True)
+        lines.append(move_words(b, player, move))
+        if move_kind(move) in (core.MV_PLACE, core.MV_SCRAPAT, core.MV_ROTATE, core.MV_REMOVE,
+                               core.MV_REMOVESCRAP):
             lines.extend("      " + row for row in self.kilim_picture(player))
         for entry in self.events(since=before.event_count):
             lines.extend(self.event_text(*entry[:4], viewer=viewer))
         return lines
 
     def event_text(self, kind: int, p: int, a: int, b: int,
-                   viewer: Optional[int] = None) -> List[str]:
+                   viewer: Optional[int] = None, first: bool = False) -> List[str]:
         """The lines for one event of the rules' log: a spectator's (viewer None), or what
-        seat `viewer` may be told of it."""
+        seat `viewer` may be told of it; `first`: the deal's reveal."""
         if kind == core.LOG_REVEAL:
-            return [f"day {b + 1}: domino {domino_text(a)} is revealed"]
+            if first:
+                return [f"day 1 begins: the first domino, {named_domino(a)}, is revealed for auction"]
+            return [f"day {b + 1}: the domino {named_domino(a)} is revealed for auction"]
         if kind == core.LOG_CARD:
-            return [f"  P{p} shows {card_text(a)}"]
+            return [f"  P{p} shows {card_words(a)}"]
         if kind == core.LOG_SPYBID:
-            return [f"  P{p} (spy) adds gold-{a}"]
+            return [f"  P{p} (spy) offers Gold {a}, having seen the other offers"]
         if kind == core.LOG_WIN:
-            return [f"  P{p} wins the auction with {a} gold: {b} domino{'es' if b > 1 else ''}"]
+            took = "the domino" if b == 1 else f"{b} dominoes (this one and {b - 1} carried)"
+            return [f"  P{p} wins the auction with an offer of {a} and takes {took}"]
         if kind == core.LOG_TIE:
             return [f"  every offer cancels out: {a} domino{'es' if a > 1 else ''} "
                     f"{'lost (last of the day)' if b else 'carried to the next auction'}"]
         if kind in (core.LOG_SCRAPBID, core.LOG_ARTBID):
             who = "scrap bag" if kind == core.LOG_SCRAPBID else "artisan"
-            return [f"  P{p} ({who}) {'offers' if b else 'cannot pay and discards'} gold-{a}"]
+            return [f"  P{p} ({who}) {'offers' if b else 'cannot pay and discards'} Gold {a}"]
         if kind in SIDE_WINNER_TEXT:
             side, does, nobody = SIDE_WINNER_TEXT[kind]
             return [f"  {side}: {f'P{p} {does}' if p >= 0 else nobody}"]
@@ -770,6 +824,80 @@ class Kilim(CheckedGame, KilimCore):
         if kind == core.LOG_GAMEOVER:
             return ["the game is over: " + ", ".join(f"P{q} {v}" for q, v in enumerate(self.scores()))]
         return []
+
+
+def move_words(b: Dict[str, Any], p: int, move: int) -> str:
+    """Seat p's `move` as a sentence, from the fields `b` of the position before it. A face-down
+    choice is told only as a choice (its card or value shows with the reveal's event)."""
+    kind, x = move_kind(move), move_arg(move)
+    m = b["k"][p]["m"]
+    if kind == core.MV_CARD:
+        return f"P{p} chooses a card face down"
+    if kind == core.MV_BID:
+        return f"P{p} chooses a Gold card face down"
+    if kind == core.MV_SCRAPPICK:
+        return f"P{p} searches the bag and keeps a scrap face down"
+    if kind == core.MV_TOKENPICK:
+        return f"P{p} takes the Artisan's {TOKEN_WORDS[x]} token"
+    if kind == core.MV_DONE:
+        return f"P{p} is done weaving for this turn"
+    if kind == core.MV_TAKEPERF:
+        return f"P{p} uses the Perfect Carpet token: a perfect carpet goes into its reserve"
+    if kind == core.MV_PLACEPERF:
+        return f"P{p} takes a perfect carpet from its reserve to weave it"
+    if kind == core.MV_SELSCRAP:
+        return f"P{p} takes scrap {SCRAP_LETTERS[x]} from its hand to weave it into its Kilim"
+    if kind == core.MV_PLACE:
+        r, c, d, flip = core.place_row(x), core.place_col(x), core.place_dir(x), core.place_flip(x)
+        first, second = (b["pl_b"], b["pl_a"]) if flip else (b["pl_a"], b["pl_b"])
+        what = ("the domino it won", "a perfect carpet", "the lifted domino")[b["place_src"]]
+        r, c = r - core.ORG, c - core.ORG
+        grows = " and ".join(w for w, out in (("upwards", r < 0), ("to the left", c < 0)) if out)
+        # a domino above or left of the Kilim moves its corner: count from the new one
+        r, c = max(r, 0), max(c, 0)
+        side = SIDE_WORDS[2 if d else 1]
+        if first == second:                        # a double or a perfect carpet
+            where = f" ({halves_words(first, second)}) at {cell_words(r, c)} and the cell {side}"
+        else:
+            where = f": {half_words(first)} at {cell_words(r, c)} and {half_words(second)} {side}"
+        grew = f" (its Kilim grows {grows})" if grows and b["k"][p]["rmax"] >= 0 else ""
+        return f"P{p} weaves {what}{where}{grew}"
+    if kind == core.MV_SCRAPAT:
+        r, c = core.cell_row(x), core.cell_col(x)
+        under = cell_code(m, r, c)
+        how = ("filling a hole" if under < 0 else "restoring the torn half" if under == core.TORN
+               else f"over {half_words(under)}")
+        return (f"P{p} puts scrap {SCRAP_LETTERS[b['sel_scrap']]} at "
+                f"{cell_words(r - core.ORG, c - core.ORG)}, {how}")
+    if kind in (core.MV_REMOVESCRAP, core.MV_MOVESCRAP):
+        r, c, under = b["scrap_r"][x], b["scrap_c"][x], b["scrap_under"][x]
+        where = f"scrap {SCRAP_LETTERS[x]} at {cell_words(r - core.ORG, c - core.ORG)}"
+        if kind == core.MV_MOVESCRAP:
+            return f"P{p} uses the Move token: it lifts {where} to put it on another cell"
+        shows = ("the hole reopens" if under < 0 else "the torn half shows again"
+                 if under == core.TORN else f"{half_words(under)} shows again")
+        return f"P{p} uses the Remove token: {where} leaves the game and {shows}"
+    if kind in (core.MV_ROTATE, core.MV_REMOVE, core.MV_MOVE):
+        anchor = core.rotate_anchor(x) if kind == core.MV_ROTATE else x
+        r, c, d = core.anchor_row(anchor), core.anchor_col(anchor), core.anchor_dir(anchor)
+        halves = (cell_code(m, r, c), cell_code(m, r + d, c + 1 - d))
+        domino = (f"its domino of {halves_words(*halves)} at "
+                  f"{cell_words(r - core.ORG, c - core.ORG)} ({'down' if d else 'across'})")
+        if kind == core.MV_REMOVE:
+            return f"P{p} uses the Remove token: {domino} leaves the game"
+        if kind == core.MV_MOVE:
+            return f"P{p} uses the Move token: it lifts {domino} to weave it elsewhere"
+        opt = core.rotate_option(x)
+        if opt == 8:
+            return f"P{p} uses the Rotate token on {domino}: its two halves change places"
+        kept = opt // 4                            # 0: the top / left half stays, 1: the other
+        if halves[0] == halves[1]:
+            stays, swings = f"its {(('left', 'right'), ('top', 'bottom'))[d][kept]} half", "the other"
+        else:
+            stays, swings = half_words(halves[kept]), half_words(halves[1 - kept])
+        return (f"P{p} uses the Rotate token on {domino}: {stays} stays and {swings} swings "
+                f"{SIDE_WORDS[opt & 3]}")
+    return f"P{p} plays {move_text(move, b['pl_a'], b['pl_b'])}"      # no such move (unreachable)
 
 
 # ================================================================ JSON -> C fields
