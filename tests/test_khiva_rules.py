@@ -158,24 +158,29 @@ def _last_carpet_on_the_pile(d):
     d["carpet_pile"] = d["carpet_pile"][-1:]
 
 
-def _carpets_run_out_before_green_reaches_shop_four(gems):
+def _carpets_run_out_before_green_reaches_shop_four(gems, boost=True):
     """Seat 1's white 2 takes the last carpet at its shop 2 (white moves first); then seat 0's
-    green 4 walks from Khiva to its own shop 4, where no carpet is left."""
+    green 4 walks from Khiva to its own shop 4 (boost-0; boost=False: not played yet), where
+    no carpet is left."""
     g = position(hands=hands(p0=["G4", "B1", "W3", "W5", "P2"], p1=["W2", "G5", "P3", "K1", "K2"],
                              p2=["W4", "B3", "G1", "P4", "K5"]),
                  gems={0: gems}, edit=_last_carpet_on_the_pile)
     play(g, "play-G4-give-B1", "play-W2-give-K1", "play-K5-give-B3")
     assert camel_at(g, "white") == "P1.2" and g.to_json()["carpet_pile_count"] == 0
-    play(g, "boost-0")
+    if boost:
+        play(g, "boost-0")
     return g
 
 
 def test_shop_four_with_carpets_gone_takes_the_salt_without_asking():
     """Shop 4 offers the salt bag or the carpet, nothing else: with the carpet pile empty and
     3 gems, the salt bag is bought at once (Interpretation: shop 4)."""
-    g = _carpets_run_out_before_green_reaches_shop_four(gems=3)
+    g = _carpets_run_out_before_green_reaches_shop_four(gems=3, boost=False)
+    before, move = g.clone(), g.parse_move("boost-0")
+    g.apply(move)
     me = player(g, 0)
     assert camel_at(g, "green") == "P0.4" and g.is_terminal()   # no shop 4 decision
+    assert "    green camel: P0 (G4) khiva -> P0.4  salt 10" in g.narrate(before, 0, move)
     assert (me["salt_points"], me["salt_best"], me["gems"]) == (10, 10, 0)
     assert g.to_json()["salt_pile"] == [9, 8, 7, 6]
 
