@@ -634,38 +634,60 @@ cdef class KhanOfKhansCore(GameCore):
     cdef void lose_highest(self, int p, int cause) noexcept:
         """Discard one of the highest raid cards of p's herd (Stampede!, Bison infighting).
 
-        Interpretation: the Sable Nation shows the discarded card (the others must be able to
-        check that it is a highest one). It discards a face-up card of that value if it has
-        one, else its oldest face-down card of that value; the others then know an upper
-        bound of every face-down card still in the herd.
+        Interpretation (docs/rules/khan_of_khans.md, 6): the Sable Nation shows the discarded
+        card (the others must be able to check that it is a highest one). A face-up card of
+        that value goes if it has one; else one of its face-down cards of that value, drawn
+        at random (chance) so that the choice tells nothing of the others. Everyone then
+        knows that every face-down card still in the herd is worth at most that value.
         """
         cdef KhanState* s = &self.s
-        cdef int t = 2, i, chosen = -1, seen = 0
+        cdef int t = 2, i, d = -1
         while t > 0 and s.herd[p][t] == 0:     # t > 0: ends even if the herd is empty
             t -= 1
         if p == s.sable:
-            if s.herd[p][t] > self.hidden_in_herd(t):
-                chosen = -1                     # a face-up card of that value goes
-                for i in range(s.n_slots):
-                    if s.slot[i].loc == LOC_HERD and s.slot[i].cap > t:
-                        s.slot[i].cap = t
-            else:
-                for i in range(s.n_slots):
-                    if s.slot[i].loc != LOC_HERD:
-                        continue
-                    if chosen < 0 and s.slot[i].tier == t:
-                        chosen = i
-                    elif chosen < 0:
-                        if s.slot[i].cap > t - 1:
-                            s.slot[i].cap = t - 1
-                    elif s.slot[i].cap > t:
-                        s.slot[i].cap = t
-                self.remove_slot(chosen)
+            if s.herd[p][t] == self.hidden_in_herd(t):
+                d = self.lose_face_down(t)
+            for i in range(s.n_slots):          # the others' new bound on the rest
+                if s.slot[i].loc == LOC_HERD and s.slot[i].cap > t:
+                    s.slot[i].cap = t
             if s.tracking:
-                ih_public(&s.ih, (<uint64_t>EV_STAMPEDE << 56) | (<uint64_t>(chosen + 1) << 8) | <uint64_t>t)
+                ih_public(&s.ih, (<uint64_t>EV_STAMPEDE << 56) | (<uint64_t>(d + 1) << 8) | <uint64_t>t)
         self.move_herd_card(p, t)
         s.box[t] += 1
         self.note(LOG_LOSE, p, t, 1, cause)
+
+    @cython.final
+    cdef int lose_face_down(self, int t) noexcept:
+        """Take one of Sable's face-down herd cards of tier t out of its slots, at random among
+        them; returns its deck, all the others learn. Which of the deck's face-down herd cards
+        it was they cannot tell (they share its back), so the slot that goes is a fixed one,
+        the oldest of that deck the others allow to be a t; when it is not the card drawn, the
+        two swap values (same deck, same place: the others cannot tell them apart; the values
+        stay within their bounds, t being the herd's highest). The result depends only on the
+        deck drawn, never on where in the herd the card lay."""
+        cdef KhanState* s = &self.s
+        cdef int i, j = 0, k = self.hidden_in_herd(t), d = -1, c = -1, r = -1
+        if k > 1:
+            j = rng_below(&s.chance, k)
+        for i in range(s.n_slots):              # the j-th candidate: its deck
+            if s.slot[i].loc == LOC_HERD and s.slot[i].tier == t:
+                if j == 0:
+                    d = s.slot[i].deck
+                    break
+                j -= 1
+        for i in range(s.n_slots):
+            if s.slot[i].loc != LOC_HERD or s.slot[i].deck != d:
+                continue
+            if r < 0 and s.slot[i].cap >= t:
+                r = i                           # the slot that goes
+            if c < 0 and s.slot[i].tier == t:
+                c = i                           # the card of value t that goes
+        if c < 0:
+            return d                            # no position has it: never index slot[-1]
+        s.slot[c].tier = s.slot[r].tier
+        s.slot[r].tier = t
+        self.remove_slot(r)
+        return d
 
     @cython.final
     cdef void lose_all(self, int p, int cause) noexcept:

@@ -89,18 +89,21 @@ def test_sable_values_respect_card_counting_and_the_stampede_bound():
                  herds={0: [20, 50, 50]})
     play(g, "raid-furthest")
     v = g.to_json(view=1)
-    assert [s["max"] for s in v["sable_face_down"]] == [20, 50]
+    assert [s["max"] for s in v["sable_face_down"]] == [50, 50]
     seen = Counter()
     for d in worlds(g, 1, 300):
         vals = [s["value"] for s in d["sable_face_down"]]
-        assert vals[0] == 20 and vals[1] <= 50           # bounds kept
+        assert max(vals) <= 50                           # bounds kept
         seen[tuple(vals)] += 1
         # Boldhome's unseen cards (deck + face-down) are what it had minus the shown 50
         boldhome = d["decks"][0]["cards"] + [
             {20: "raid20", 50: "raid50", 100: "raid100"}[x] for x in vals]
         assert sorted(boldhome) == sorted(["blessing", "stampede", "champion", "magic",
                                            "raid100", "raid50", "raid20"])
-    assert set(seen) == {(20, 50)}                       # the only consistent world
+    # the 20 and the 50 left, in either order: which 50 went tells nothing (until issue 18
+    # the oldest went, so the older card was known to be the 20)
+    assert set(seen) == {(20, 50), (50, 20)}
+    assert abs(seen[(20, 50)] - 150) < 40
 
 
 def test_sable_values_vary_among_the_consistent_worlds():

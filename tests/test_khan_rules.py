@@ -350,19 +350,125 @@ def test_a_blessing_on_sable_takes_a_card_at_random():
     assert takes == {20, 100}
 
 
-def test_sable_stampede_shows_the_highest_card_and_bounds_the_rest():
+def test_sable_stampede_shows_a_highest_card_and_bounds_the_rest_alike():
+    """The shown card bounds every face-down card left in the herd at its value, older and
+    newer alike (docs/rules/khan_of_khans.md 6: no order is given away)."""
     g = position(["sable", "bison"], tops={"furthest": ["stampede"]}, herds={0: [50, 100, 50]})
     play(g, "raid-furthest")
     v = g.to_json(view=1)
     assert v["box"]["raid100"] == 1                       # shown
-    # the oldest 100 went: the older card is below 100, the later one may be another 100
-    assert [s["max"] for s in v["sable_face_down"]] == [50, 100]
+    assert herd_of(g, 0) == {100: 0, 50: 2, 20: 0}
+    assert [s["max"] for s in v["sable_face_down"]] == [100, 100]
     g = position(["sable", "bison"], tops={"furthest": ["stampede"]}, herds={0: [20, 50, 20, 50]})
     play(g, "raid-furthest")
     v = g.to_json(view=1)
     assert v["box"]["raid50"] == 1
-    # the first 50 goes: the older card is below 50, the later ones at most 50
-    assert [s["max"] for s in v["sable_face_down"]] == [20, 50, 50]
+    assert herd_of(g, 0) == {100: 0, 50: 1, 20: 2}
+    # until issue 18 the first 50 went and the older 20 was bounded at 20: [20, 50, 50]
+    assert [s["max"] for s in v["sable_face_down"]] == [50, 50, 50]
+
+
+@pytest.mark.parametrize("herd", [[100, 50, 100, 20, 100], [50, 20, 50, 50], [20, 20], [50]])
+def test_sable_stampede_loses_one_card_of_the_highest_value(herd):
+    left = list(herd)
+    left.remove(max(herd))
+    for seed in range(12):
+        g = position(["sable", "bison"], tops={"furthest": ["stampede"]}, herds={0: herd},
+                     seed=seed)
+        box = g.to_json()["box"]
+        play(g, "raid-furthest")
+        assert herd_of(g, 0) == {v: left.count(v) for v in (100, 50, 20)}
+        after = g.to_json()
+        assert after["box"][f"raid{max(herd)}"] == box[f"raid{max(herd)}"] + 1
+        assert all(s["max"] == max(herd) and s["value"] <= s["max"]
+                   for s in after["sable_face_down"])
+        g.check_invariants()
+
+
+def test_sable_loses_a_face_up_card_of_the_highest_value_before_a_face_down_one():
+    # Sable (seat 0) steals the Bison Riders' 100, face up; its own 100 stays face down
+    g = position(["sable", "bison"], herds={0: [100], 1: [100]},
+                 tops={"colymar": ["blessing"], "duckpoint": ["raid20"], "furthest": ["stampede"]})
+    play(g, "raid-colymar", "steal-P1-100", "raid-duckpoint", "raid-furthest")
+    v = g.to_json(view=1)
+    assert v["player_state"][0]["herd"]["100"] == 0 and v["box"]["raid100"] == 1
+    assert v["sable_face_down"] == [{"deck": "boldhome", "at": "herd", "max": 100}]
+    assert herd_of(g, 0) == {100: 1, 50: 0, 20: 0}
+
+
+def lost_deck(before, after):
+    """The deck of the face-down card that left Sable's herd between two full states."""
+    decks = [s["deck"] for s in before["sable_face_down"]]
+    for s in after["sable_face_down"]:
+        decks.remove(s["deck"])
+    (deck,) = decks
+    return deck
+
+
+def three_hundreds(seed):
+    """Sable's face-down Boldhome 100, Boldhome 50, Colymar 100 and Duck Point 100, and a
+    Stampede! on top of Furthest."""
+    return position(["sable", "bison"], tops={"furthest": ["stampede"]},
+                    herds={0: [100, 50, 100, 100]}, seed=seed)
+
+
+def test_the_face_down_card_a_stampede_takes_is_drawn_at_random_and_a_seed_fixes_it():
+    lost = []
+    for seed in range(60):
+        g = three_hundreds(seed)
+        before = g.to_json()
+        twin = g.clone()
+        play(g, "raid-furthest")
+        play(twin, "raid-furthest")
+        assert twin.to_json() == g.to_json()                      # the same chance, the same card
+        again = three_hundreds(seed)
+        play(again, "raid-furthest")
+        assert again.to_json() == g.to_json()                     # a seed fixes it
+        lost.append(lost_deck(before, g.to_json()))
+    counts = {d: lost.count(d) for d in set(lost)}
+    assert set(counts) == {"boldhome", "colymar", "duckpoint"}    # any of the three 100s
+    assert all(k >= 8 for k in counts.values()), counts           # about 20 each
+
+
+def others_see_alike(a, b, observer=1):
+    assert a.to_json(view=observer) == b.to_json(view=observer)
+    for mode in ("so", "mo"):
+        for player in (0, 1):
+            assert a.info_key(player, observer, mode) == b.info_key(player, observer, mode)
+    for seed in range(20):                   # the observer's worlds: nothing true survives
+        assert a.determinized(observer, seed).to_json() == b.determinized(observer, seed).to_json()
+
+
+def test_the_others_cannot_tell_which_face_down_card_a_stampede_took():
+    # the same deck: Boldhome's 20 and 50 face down, in either order; the 50 goes
+    a = position(["sable", "bison"], tops={"furthest": ["stampede"]}, herds={0: [20, 50]})
+    b = position(["sable", "bison"], tops={"furthest": ["stampede"]}, herds={0: [50, 20]})
+    others_see_alike(a, b)
+    play(a, "raid-furthest")
+    play(b, "raid-furthest")
+    others_see_alike(a, b)
+    # until issue 18, a lost its newer card and b its older one: the others saw which
+    assert a.to_json(view=1)["sable_face_down"] == [{"deck": "boldhome", "at": "herd", "max": 50}]
+    # different decks: Boldhome 100 and Colymar 100, or Boldhome 50 and Colymar 100 (Boldhome's
+    # 100 still in its deck); the others see the same until a Stampede! shows Colymar's 100
+    seen = set()
+    for seed in range(30):
+        a = position(["sable", "bison"], tops={"furthest": ["stampede"]},
+                     herds={0: [100, 100]}, seed=seed)
+        b = position(["sable", "bison"], tops={"furthest": ["stampede"], "boldhome": ["raid100"]},
+                     herds={0: [50, 100]}, seed=seed)
+        assert [s["deck"] for s in a.to_json()["sable_face_down"]] == ["boldhome", "colymar"]
+        assert [s["deck"] for s in b.to_json()["sable_face_down"]] == ["boldhome", "colymar"]
+        others_see_alike(a, b)
+        before = a.to_json()
+        play(a, "raid-furthest")
+        play(b, "raid-furthest")
+        seen.add(lost_deck(before, a.to_json()))
+        if lost_deck(before, a.to_json()) == "colymar":
+            # the Boldhome card left may still be a 100 (the oldest 100 no longer goes first)
+            others_see_alike(a, b)
+            assert a.to_json(view=1)["sable_face_down"][0]["max"] == 100
+    assert seen == {"boldhome", "colymar"}
 
 
 def test_sable_corral_keeps_the_cards_face_down_and_scores_them():
