@@ -13,6 +13,10 @@ shares: game, players, view, phase, to_move, player_state) is the conformance su
 import copy
 import json
 import random
+import re
+import subprocess
+import sys
+import tempfile
 
 import pytest
 
@@ -242,6 +246,52 @@ def test_a_finished_game_has_a_view_that_shows_the_face_down_cards():
             assert st.scores() == g.scores() and st.ranking() == g.ranking()
             assert st.rewards() == g.rewards()
             assert g.determinized(seat, 1).to_json() == g.to_json()
+
+
+def face_down_values(d, at):
+    """' +k face down (v1, v2...)' as render writes the Sable Nation's cards at `at`."""
+    vals = sorted((s["value"] for s in d["sable_face_down"] if s["at"] == at), reverse=True)
+    return f"+{len(vals)} face down ({', '.join(map(str, vals))})" if vals else None
+
+
+def test_the_board_shows_the_face_down_values_once_the_game_is_over():
+    """At the end every player totals its cows, so the text of the board (what caravan play
+    and caravan match print last) gives every face-down value to every seat, not only
+    '+1 face down'; before the end only the Sable Nation and the full state see them."""
+    for n, seed in ((2, 9), (3, 9), (4, 2), (5, 3)):
+        positions, g = positions_of_game(n, seed, LINEUPS[n][0])
+        full = g.to_json()
+        sable = g.khans.index("sable")
+        parts = [face_down_values(full, at) for at in ("herd", "corral", "box")]
+        assert any(parts), "a finished game with face-down cards"
+        for viewer in (None, *range(n)):
+            lines = g.render(viewer).splitlines()
+            line = next(l for l in lines if "Sable Nation" in l)
+            herd, corral, box = parts
+            assert f"score {g.scores()[sable]:>4}" in line
+            if herd:
+                assert herd in line.split("corrals")[0], line
+            if corral:
+                assert corral in line.split("corrals")[1], line
+            if box:
+                assert box[1:] in next(l for l in lines if l.startswith("box:"))
+        mid = max(positions, key=face_down)
+        for viewer in (None, *range(n)):
+            text = mid.render(viewer)
+            assert ("face down (" in text) == (viewer in (None, sable)), (viewer, text)
+            if viewer not in (None, sable):
+                assert "face down" in text                  # the count, never the values
+
+
+def test_caravan_match_ends_with_the_face_down_values():
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "match", "khan", "--players", "2",
+                        "--khans", "sable,bison", "--agents", "random,random", "--seed", "1"],
+                       capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
+    assert r.returncode == 0, r.stderr
+    board = r.stdout.split("phase over")[-1]
+    sable = next(l for l in board.splitlines() if "Sable Nation" in l)
+    assert re.search(r"\+\d+ face down \((\d+, )*\d+\)", sable), sable
+    assert "?" not in sable
 
 
 def test_explicit_zero_counts_are_accepted_unknown_keys_refused():

@@ -264,14 +264,15 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
             decks.append(f"{e['name']} {e['count']}{top}")
         lines.append("decks: " + ", ".join(decks))
         lines.append("box: " + ", ".join(f"{k} {v}" for k, v in d["box"].items() if v)
-                     + (f", {d['box_face_down']} face down" if d["box_face_down"] else ""))
+                     + (", " + face_down_text(d["sable_face_down"], "box")[2:]
+                        if d["box_face_down"] else ""))
         for p, ps in enumerate(d["player_state"]):
             herd = " ".join(f"{v}x{k}" for k, v in ps["herd"].items() if v) or "-"
             if ps.get("herd_face_down"):
-                herd += f" +{ps['herd_face_down']} face down"
+                herd += face_down_text(d["sable_face_down"], "herd")
             corral = " ".join(f"{v}x{k}" for k, v in ps["corral"].items() if v) or "-"
             if ps.get("corral_face_down"):
-                corral += f" +{ps['corral_face_down']} face down"
+                corral += face_down_text(d["sable_face_down"], "corral")
             token = f"  token {d['impala_token']}" if ps["khan"] == "impala" else ""
             score = ps.get("score", "?")
             lines.append(f"  P{p} {KHAN_TITLES[KHAN_KEYS.index(ps['khan'])]:<16} score {score!s:>4}"
@@ -324,6 +325,19 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
             totals[sable] = f"P{sable} {face_up}" + (f" +{down} face down" if down else "")
         lines.append("    herds: " + "  ".join(herds) + "   scores: " + "  ".join(totals))
         return lines
+
+
+def face_down_text(slots: List[Dict[str, Any]], at: str) -> str:
+    """' +2 face down' for the Sable Nation's face-down cards in one place (herd, corral,
+    box) as a view lists them, with their values, highest first, where the view gives them
+    (the Sable Nation's own view, the full state, every view once the game is over):
+    ' +2 face down (100, 50)'."""
+    here = [sl for sl in slots if sl["at"] == at]
+    text = f" +{len(here)} face down"
+    if here and all("value" in sl for sl in here):
+        text += " (" + ", ".join(str(v) for v in sorted((sl["value"] for sl in here),
+                                                          reverse=True)) + ")"
+    return text
 
 
 # ================================================================ JSON pieces
