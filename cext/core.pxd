@@ -34,8 +34,12 @@ cdef enum:
 
 cdef struct LogEntry:
     # One thing that happened, for narration: a game's LOG_* kind, the player it concerns
-    # (-1 for none) and up to three numbers whose meaning the kind gives.
-    int kind, player, a, b, c
+    # (-1 for none) and up to three numbers whose meaning the kind gives. Eight bytes, as the
+    # log is copied with every state: the numbers are counts, ids and values that fit in 16
+    # bits (the largest, a herd's cows, stays below 10,000).
+    unsigned char kind
+    signed char player
+    short a, b, c
 
 cdef struct EventLog:
     unsigned int count           # entries written since the deal: the ring keeps the last LOG_SIZE

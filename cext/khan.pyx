@@ -73,16 +73,16 @@ cpdef enum:
 
     # Move kinds: a move is make_move(kind, arg) (cext/moves.pxd), read with move_kind() and
     # move_arg(); the kinds ascend in the order gen_moves lists the moves.
-    MV_RAID = 1              # raid a location; arg: the deck (0..9)
-    MV_CORRAL = 2            # corral the herd
-    MV_SNEAK = 3             # Sneaky (High Llama Tribe); arg: the tier of the card
-    MV_IMPALA = 4            # Observant: start the Impala People's ability
-    MV_USE = 5               # use a kept Waha's Blessing; arg: steal_arg(victim, tier)
-    MV_KEEP = 6              # keep a drawn Waha's Blessing on the Khan card
-    MV_STEAL = 7             # use a drawn Waha's Blessing at once; arg: steal_arg(victim, tier)
-    MV_REVEAL = 8            # Impala People: reveal a deck's top; arg: the deck
-    MV_STOP = 9              # Impala People: stop revealing
-    MV_TAKE = 10             # Impala People: take a revealed card; arg: the deck
+    MV_RAID = 0              # raid a location; arg: the deck (0..9)
+    MV_CORRAL = 1            # corral the herd
+    MV_SNEAK = 2             # Sneaky (High Llama Tribe); arg: the tier of the card
+    MV_IMPALA = 3            # Observant: start the Impala People's ability
+    MV_USE = 4               # use a kept Waha's Blessing; arg: steal_arg(victim, tier)
+    MV_KEEP = 5              # keep a drawn Waha's Blessing on the Khan card
+    MV_STEAL = 6             # use a drawn Waha's Blessing at once; arg: steal_arg(victim, tier)
+    MV_REVEAL = 7            # Impala People: reveal a deck's top; arg: the deck
+    MV_STOP = 8              # Impala People: stop revealing
+    MV_TAKE = 9              # Impala People: take a revealed card; arg: the deck
     TIER_RANDOM = 3          # a steal's tier against the Sable Nation: a card at random
 
     # The kinds of the narration log (core.pxd's EventLog): each entry is (kind, the player

@@ -9,7 +9,8 @@ cdef enum:
     MOVE_ARG_MASK = (1 << 24) - 1
 
 cdef inline int make_move(int kind, int arg) noexcept nogil:
-    """The move of `kind` (1..127) with argument `arg` (0 .. 2**24 - 1)."""
+    """The move of `kind` (0..127) with argument `arg` (0 .. 2**24 - 1). A game gives kind 0
+    to its commonest move, whose ints are then just their arguments."""
     return (kind << MOVE_KIND_SHIFT) | arg
 
 cdef inline int move_kind(int move) noexcept nogil:
