@@ -433,8 +433,8 @@ def test_the_face_down_card_a_stampede_takes_is_drawn_at_random_and_a_seed_fixes
 def others_see_alike(a, b, observer=1):
     assert a.to_json(view=observer) == b.to_json(view=observer)
     for mode in ("so", "mo"):
-        for player in (0, 1):
-            assert a.info_key(player, observer, mode) == b.info_key(player, observer, mode)
+        for seat in (0, 1):
+            assert a.info_key(seat, observer, mode) == b.info_key(seat, observer, mode)
     for seed in range(20):                   # the observer's worlds: nothing true survives
         assert a.determinized(observer, seed).to_json() == b.determinized(observer, seed).to_json()
 

@@ -38,8 +38,14 @@ class CheckedGame:
 
     @classmethod
     def codec(cls) -> Any:
-        """The game's Python module: write_fields, full_state_of_view, canonical."""
-        return sys.modules[cls.__module__]
+        """The game's Python module (write_fields, full_state_of_view, canonical, move_text):
+        the module of the first class in the MRO whose module has them, so a subclass defined
+        elsewhere keeps its game's notation and loaders."""
+        for klass in cls.__mro__:
+            module = sys.modules.get(klass.__module__)
+            if hasattr(module, "write_fields"):
+                return module
+        raise TypeError(f"{cls.__name__} belongs to no game module")
 
     def move_to_text(self, move: int) -> str:
         """`move` in the game's notation (docs/views/<game>.md, Moves): its module's move_text."""
