@@ -21,6 +21,7 @@ from typing import Dict, List
 
 from cext.core import GameCore
 from engine.registry import GAMES, game_info, new_game
+from search.config import Budget, SearchConfig
 from search.ismcts import search
 
 GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "golden"
@@ -78,8 +79,8 @@ def signature_rows(game: str) -> List[dict]:
         if state.is_terminal():
             continue
         for mode in SIGNATURE_MODES:
-            result = search(state, iterations=SIGNATURE_ITERATIONS, seed=SIGNATURE_SEED,
-                            mode=mode)
+            result = search(state, Budget(iterations=SIGNATURE_ITERATIONS),
+                            SearchConfig(mode=mode), seed=SIGNATURE_SEED)
             rows.append({"players": players, "seed": seed, "plies": plies, "mode": mode,
                          "nodes": result.nodes, "move": result.text,
                          "visits": [s.visits for s in result.stats[:4]]})
