@@ -972,6 +972,36 @@ def test_every_legal_move_has_a_unique_text_that_parses_back():
             g.apply(rng.choice(legal))
 
 
+def test_an_int_that_is_no_move_is_written_as_such_and_refused():
+    """move_text never raises: an int the rules never make is `?<int>`, and apply() refuses it
+    with IllegalMoveError (the conformance suite found apply(8191) raising IndexError)."""
+    from cext import taschkent as core
+    from cext.core import IllegalMoveError, make_move
+    from engine.games.taschkent import move_text
+    legal = set()
+    for n in (2, 3, 4):
+        g = Taschkent(n, 5)
+        legal |= set(g.legal_moves())
+    bad = [8191, -1, 2**31, -2**31 - 1, 2**40, make_move(core.MV_SKIP, 3),
+           make_move(core.MV_TUGRIK, 1), make_move(core.MV_POST, 8),
+           make_move(core.MV_CAMEL, core.camel_arg(9, 0)), make_move(core.MV_CAMEL, core.camel_arg(4, 1)),
+           make_move(core.MV_CAMEL, core.camel_arg(1, 31)), make_move(core.MV_CAMCARD, core.camel_arg(8, 9)),
+           make_move(core.MV_REMOVAL, core.reloc_arg(0, 2)), make_move(core.MV_REMOVAL, core.reloc_arg(8, 0)),
+           make_move(core.MV_CARAVAN, core.reloc_arg(3, 1)), make_move(core.MV_CARAVAN, core.reloc_arg(23, 1)),
+           make_move(core.MV_SHORT_A, 4), make_move(core.MV_SHORT_B, core.shortage_arg(23, 0, 0)),
+           make_move(core.MV_SELL, core.sale_arg(8, 0, 0, 0, 0)),
+           make_move(core.MV_SELL, core.sale_arg(0, 3, 0, 0, 0)),
+           make_move(core.MV_SELL, core.sale_arg(0, 0, 23, 0, 0)), make_move(99, 0)]
+    for m in bad:
+        assert move_text(m) == f"?{m}"
+        with pytest.raises(IllegalMoveError):
+            Taschkent(3, 5).apply(m)
+    for kind in range(16):                  # every argument of every kind: a text, never an error
+        for arg in range(1 << 13):
+            assert isinstance(move_text(make_move(kind, arg)), str)
+    assert all(not move_text(m).startswith("?") for m in legal)
+
+
 def test_json_round_trip_and_bad_input():
     import random
     rng = random.Random(1)

@@ -91,50 +91,62 @@ def border_text(b: int) -> str:
     return BORDER_NAMES[b]
 
 
-def camel_text(x: int) -> str:
-    """The field and option of a cameleer move's argument (core.camel_arg)."""
+def camel_text(x: int) -> Optional[str]:
+    """The field and option of a cameleer move's argument (core.camel_arg); None if it is none."""
     d, opt = core.camel_field(x), core.camel_option(x)
+    if not 1 <= d < core.N_FIELDS:
+        return None
     if opt == 0:
         return FIELD_NAMES[d]
-    if d <= 2:
+    if d <= 2 and core.link_stick(opt) < 3:
         return (f"{FIELD_NAMES[d]}-link-{STICK_NAMES[core.link_stick(opt)]}-"
                 f"{border_text(core.link_border(opt))}")
-    return f"{FIELD_NAMES[d]}-hut-R{core.hut_option_region(opt) + 1}"
+    if d == core.KALMYK and core.hut_option_region(opt) < core.N_REGIONS:
+        return f"{FIELD_NAMES[d]}-hut-R{core.hut_option_region(opt) + 1}"
+    return None
 
 
 def move_text(move: int) -> str:
-    """The notation of a move (docs/views/taschkent.md, Move notation)."""
-    kind, x = move_kind(move), move_arg(move)
+    """The notation of a move (docs/views/taschkent.md, Move notation); `?<int>` for an int
+    that is no move of Taschkent (a kind or an argument the rules never make)."""
+    text = None
+    if -2**31 <= move < 2**31:
+        text = _move_text(move_kind(move), move_arg(move))
+    return f"?{move}" if text is None else text
+
+
+def _move_text(kind: int, x: int) -> Optional[str]:
+    regions = core.N_REGIONS
     if kind == core.MV_SKIP:
-        return ("no-move", "end-turn", "pass")[x]
-    if kind == core.MV_TUGRIK:
-        return "tugrik"
-    if kind == core.MV_POST:
-        return f"post-R{x + 1}"
-    if kind == core.MV_HUT:
-        return f"hut-R{x + 1}"
-    if kind == core.MV_CAMEL:
-        return "move-" + camel_text(x)
-    if kind == core.MV_ACTIVITY:
-        return f"card-activity-R{x + 1}"
-    if kind == core.MV_CAMCARD:
-        return "card-cameleer-" + camel_text(x)
+        return ("no-move", "end-turn", "pass")[x] if x < 3 else None
+    if kind in (core.MV_TUGRIK, core.MV_35):
+        return None if x else ("tugrik" if kind == core.MV_TUGRIK else "card-35")
+    if kind in (core.MV_POST, core.MV_HUT, core.MV_ACTIVITY) and x < regions:
+        return {core.MV_POST: "post", core.MV_HUT: "hut", core.MV_ACTIVITY: "card-activity"}[kind] \
+            + f"-R{x + 1}"
+    if kind in (core.MV_CAMEL, core.MV_CAMCARD):
+        where = camel_text(x)
+        return None if where is None else \
+            ("move-" if kind == core.MV_CAMEL else "card-cameleer-") + where
     if kind == core.MV_REMOVAL:
-        return f"card-removal-R{core.reloc_src(x) + 1}-R{core.reloc_dest(x) + 1}"
+        src, dest = core.reloc_src(x), core.reloc_dest(x)
+        return f"card-removal-R{src + 1}-R{dest + 1}" if src < regions and dest in NEIGHBOURS[src] \
+            else None
     if kind == core.MV_CARAVAN:
-        return f"card-caravan-{hut_name(core.reloc_src(x))}-R{core.reloc_dest(x) + 1}"
+        h, dest = core.reloc_src(x), core.reloc_dest(x)
+        return f"card-caravan-{hut_name(h)}-R{dest + 1}" \
+            if core.HUT_NEUTRAL0 <= h < core.N_HUTS else None
     if kind == core.MV_SHORT_A:
-        return f"card-shortage-{CAMEL_NAMES[x]}"
-    if kind == core.MV_SHORT_B:
+        return f"card-shortage-{CAMEL_NAMES[x]}" if x < core.N_CAMELS else None
+    if kind == core.MV_SHORT_B and core.shortage_hut(x) < core.N_HUTS:
         return (f"card-shortage-{hut_name(core.shortage_hut(x))}-{GOOD_NAMES[core.shortage_good(x)]}-"
                 f"{CAMEL_NAMES[core.shortage_camel(x)]}")
-    if kind == core.MV_35:
-        return "card-35"
-    if kind == core.MV_SELL:
+    if kind == core.MV_SELL and core.sale_target(x) < regions and core.sale_good(x) < core.N_GOODS \
+            and core.sale_hut(x) < core.N_HUTS:
         return (f"sell-{GOOD_NAMES[core.sale_good(x)]}-R{core.sale_target(x) + 1}-"
                 f"{'cards' if core.sale_cards(x) else 'tugrik'}"
                 + ("-keep" if core.sale_keep(x) else "") + f"-{hut_name(core.sale_hut(x))}")
-    return f"?{move}"
+    return None
 
 
 # ================================================================ what the fields imply
