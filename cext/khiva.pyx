@@ -97,14 +97,15 @@ cdef inline uint32_t others_at(const int* camel_pos, int camel) noexcept nogil:
             occupied |= 1u << camel_pos[c]
     return occupied
 
-cdef inline int room_to_outpost(const int* camel_pos, int camel, int player) noexcept nogil:
-    """The empty spaces `camel` counts on its way to `player`'s outpost, the outpost included:
-    a move of at least that many steps ends there, and each step short of it ends elsewhere."""
+cdef inline int room_to_outpost(const int* camel_pos, int camel, int player, int most) noexcept nogil:
+    """The empty spaces `camel` counts on its way to `player`'s outpost, the outpost included
+    (a move of at least that many steps ends there, and each step short of it ends
+    elsewhere), counted up to `most`: the caller needs no more."""
     cdef uint32_t occupied = others_at(camel_pos, camel)
     cdef int pos = camel_pos[camel], outpost = path_pos(player, PATH_LEN), room = 1, i
     for i in range(2 * PATH_LEN):           # the longest route: back from a shop 4, out again
         pos = step_toward(pos, player)
-        if pos == outpost:
+        if pos == outpost or room >= most:
             break
         if not (occupied >> pos) & 1:
             room += 1
@@ -119,7 +120,7 @@ cdef inline int boost_cap(const int* camel_pos, int card, int player, int gems) 
     if gems < cap:
         cap = gems
     if cap > 0:
-        room = room_to_outpost(camel_pos, card // 5, player) - value
+        room = room_to_outpost(camel_pos, card // 5, player, value + cap) - value
     if room < cap:
         cap = room
     return cap if cap > 0 else 0
