@@ -97,19 +97,26 @@ cdef inline uint32_t others_at(const int* camel_pos, int camel) noexcept nogil:
             occupied |= 1u << camel_pos[c]
     return occupied
 
-cdef inline int room_to_outpost(const int* camel_pos, int camel, int player, int most) noexcept nogil:
-    """The empty spaces `camel` counts on its way to `player`'s outpost, the outpost included
-    (a move of at least that many steps ends there, and each step short of it ends
-    elsewhere), counted up to `most`: the caller needs no more."""
-    cdef uint32_t occupied = others_at(camel_pos, camel)
-    cdef int pos = camel_pos[camel], outpost = path_pos(player, PATH_LEN), room = 1, i
-    for i in range(2 * PATH_LEN):           # the longest route: back from a shop 4, out again
-        pos = step_toward(pos, player)
-        if pos == outpost or room >= most:
-            break
-        if not (occupied >> pos) & 1:
-            room += 1
-    return room
+cdef uint32_t ROUTE[1 + 5 * PATH_LEN][5]   # ROUTE[pos][p]: the spaces between pos and p's outpost
+
+cdef void _init_routes():
+    cdef int start, p, pos, i
+    for start in range(1 + 5 * PATH_LEN):
+        for p in range(5):
+            ROUTE[start][p] = 0
+            pos = start
+            for i in range(2 * PATH_LEN):   # the longest route: back from a shop 4, out again
+                pos = step_toward(pos, p)
+                if pos == path_pos(p, PATH_LEN):
+                    break
+                ROUTE[start][p] |= 1u << pos
+
+_init_routes()
+
+cdef inline int room_to_outpost(const int* camel_pos, int camel, int player) noexcept nogil:
+    """The empty spaces `camel` counts on its way to `player`'s outpost, the outpost included:
+    a move of at least that many steps ends there, and each step short of it ends elsewhere."""
+    return 1 + popcount(ROUTE[camel_pos[camel]][player] & ~others_at(camel_pos, camel))
 
 cdef inline int boost_cap(const int* camel_pos, int card, int player, int gems) noexcept nogil:
     """The most gems a boost of `card` may spend: one per gem icon, from the player's own gems,
@@ -120,7 +127,7 @@ cdef inline int boost_cap(const int* camel_pos, int card, int player, int gems) 
     if gems < cap:
         cap = gems
     if cap > 0:
-        room = room_to_outpost(camel_pos, card // 5, player, value + cap) - value
+        room = room_to_outpost(camel_pos, card // 5, player) - value
     if room < cap:
         cap = room
     return cap if cap > 0 else 0
