@@ -1108,10 +1108,15 @@ cdef class TaschkentCore(GameCore):
 
         Tugrik, goods, trading cards, posts and huts of every player are public or follow from
         public events (every payment and gain is determined by public moves), so they stay.
+        Once the game is over, the final count has shown every hand's unplayed 3/5 cards (5
+        Tugrik each): they stay in their hands, and the other 3/5 cards stay in the pile or
+        among the removed cards (docs/rules/taschkent.md, Information).
         """
         cdef TaschkentState* s = &self.s
         cdef i8 cards[12]
-        cdef int m = 0, q, t, i, k, slots = 0
+        cdef int m = 0, q, t, i, k, slots = 0, free
+        cdef int keep35[4]
+        cdef bint over = s.phase == PH_OVER
         cdef uint64_t digest[4]
         # Guard: the unknown cards fill exactly their slots, at most 12 (a loaded state always
         # does: the action cards are conserved); anything else is left as it is.
@@ -1119,16 +1124,17 @@ cdef class TaschkentCore(GameCore):
                 or s.n_tc_pile < 0 or s.n_tc_pile > N_TC:
             return
         for q in range(s.n):
+            keep35[q] = s.hand[q][AC_35] if over and q != o else 0
             if q != o:
-                slots += self.n_cards(q)
+                slots += self.n_cards(q) - keep35[q]
         slots += s.n_pile + s.n_unseen
         if slots > N_ACTION_CARDS:
             return
-        for t in range(N_ACTION_TYPES):               # canonical order: by type
+        for t in range(N_ACTION_TYPES):               # canonical order: by type (3/5 last)
             k = 0
             for q in range(s.n):
                 if q != o:
-                    k += s.hand[q][t]
+                    k += s.hand[q][t] - (keep35[q] if t == AC_35 else 0)
             for i in range(s.n_pile):
                 if s.pile[i] == t:
                     k += 1
@@ -1142,20 +1148,27 @@ cdef class TaschkentCore(GameCore):
                 m += 1
         if m != slots:
             return
-        shuffle_bytes(rng, cards, m)
+        free = m                                      # the cards that may go into a hand
+        if over:
+            while free > 0 and cards[free - 1] == AC_35:
+                free -= 1
+        shuffle_bytes(rng, cards, free)
         m = 0
         for q in range(s.n):
             if q == o:
                 continue
-            k = self.n_cards(q)
+            k = self.n_cards(q) - keep35[q]
             for t in range(N_ACTION_TYPES):
                 s.hand[q][t] = 0
+            s.hand[q][AC_35] = keep35[q]
             for i in range(k):
                 s.hand[q][cards[m]] += 1
                 m += 1
             digest[q] = 0
             for t in range(N_ACTION_TYPES):
                 digest[q] = mix64(digest[q] ^ (<uint64_t>s.hand[q][t] + <uint64_t>(t << 8)))
+        if over:                                      # the pile and the removed cards: the rest
+            shuffle_bytes(rng, &cards[m], slots - m)
         for i in range(s.n_pile):
             s.pile[i] = cards[m]
             m += 1

@@ -124,8 +124,6 @@ DEFAULT = Spec(games=10, every=10, bound=MAX_MOVES, on_end=lambda g: None,
 # Checks a game fails today (found by this suite), left out of its run. Each is asserted to
 # fail still (a strict xfail below): fixed, the entry must go.
 KNOWN_FAILURES: Dict[Tuple[str, str], str] = {
-    ("taschkent", "end_views"): "another seat's view of a finished game hides action cards in "
-                                "hand that the final ranking reads: from_view ranks differently",
 }
 
 

@@ -115,3 +115,34 @@ def test_two_player_cards_removed_face_down_are_unknown_to_both():
     assert "removed_unseen" not in g.to_json(view=0)
     seen = Counter(g.determinized(0, s).to_json()["removed_unseen"][0] for s in range(300))
     assert len(seen) == 6
+
+
+def test_a_finished_game_keeps_the_3_5_cards_its_final_count_showed():
+    """Once over, the open final count has shown every hand's unplayed 3/5 cards: every
+    determinization keeps them in their hands (and so every seat's view and ranking), while
+    the other hidden cards still vary (the pile was drawn out: the second 3/5 card is played)."""
+    from taschkent_support import finished, give_trading, ps
+    d = fresh(3, 6)
+    for card in ("35", "removal", "cameleer"):
+        give_action(d, 1, card)
+    for card in ("activity", "shortage"):
+        give_action(d, 2, card)
+    for p in range(3):
+        if ps(d, p)["cameleer"] == "outside":
+            ps(d, p)["cameleer"] = "jade"
+    give_trading(d, 0, ["silk", "silk"])
+    g = finished(d)
+    truth = g.to_json()
+    assert truth["played_cards"].get("35") == 1 and g.tugrik_totals()[1] == ps(d, 1)["tugrik"] + 5
+    for o in range(3):
+        hands = set()
+        for s in range(60):
+            w = g.determinized(o, s)
+            assert w.to_json(view=o) == g.to_json(view=o)
+            assert w.rank_keys() == g.rank_keys()
+            assert w.to_json()["player_state"][1]["action_cards"].get("35") == 1
+            other = 2 if o == 1 else 1
+            hands.add(tuple(sorted(w.to_json()["player_state"][other]["action_cards"].items())))
+        # P0 cannot place the 4 cards besides the 3/5 in P1's and P2's hands: they vary; P1
+        # and P2 each see one other hand, which can only hold the cards they cannot place
+        assert len(hands) > 1 if o == 0 else len(hands) == 1

@@ -254,6 +254,68 @@ def test_a_finished_game_has_a_view():
     check_a_view_rebuilds_each_seats_world(g, Taschkent.from_view)   # every seat, once over
 
 
+def finished_with_a_35_in_hand():
+    """A finished 3-player game in which the 3/5 card in P1's hand decides who is out: P1 has
+    2 Tugrik and a 3/5 card (7 counted), P0 has 4 and is out (the poorest), P2 has 5 and holds
+    an Activity. P0 holds the most card points but is out."""
+    from taschkent_support import finished, fresh, give_action, give_trading, ps
+    d = fresh(3, 0)
+    give_action(d, 1, "35")
+    give_action(d, 1, "removal")
+    give_action(d, 2, "activity")
+    for p, tugrik in ((0, 4), (1, 2), (2, 5)):
+        ps(d, p)["tugrik"] = tugrik
+    give_trading(d, 0, ["silk", "china", "spices"])
+    give_trading(d, 1, ["silk"])
+    for p in range(3):           # fresh() deals the cameleers outside: the marker's holder moved
+        if ps(d, p)["cameleer"] == "outside":
+            ps(d, p)["cameleer"] = "iron"
+    return finished(d)
+
+
+def test_every_view_of_a_finished_game_shows_the_open_final_count_and_ranks_alike():
+    """At the end the players count their Tugrik openly, each unplayed 3/5 card as 5: every
+    seat's view of a finished game shows every final_tugrik, and the state from_view builds
+    from any seat's view ranks exactly as the true one (the 3/5 card stays in P1's hand)."""
+    g = finished_with_a_35_in_hand()
+    assert g.tugrik_totals() == [4, 7, 5] and g.eliminated_players() == [0]
+    for seat in range(3):
+        v = g.to_json(view=seat)
+        assert [ps["final_tugrik"] for ps in v["player_state"]] == [4, 7, 5]
+        assert "action_cards" not in v["player_state"][(seat + 1) % 3]   # the rest stays hidden
+        assert v["unknown_action_cards"]["35"] == 0     # the other one was played
+        st = Taschkent.from_view(json.loads(json.dumps(v)))
+        assert st.to_json(view=seat) == v
+        assert (st.rank_keys(), st.ranking(), st.rewards(), st.scores()) == \
+            (g.rank_keys(), g.ranking(), g.rewards(), g.scores())
+        assert st.to_json()["player_state"][1]["action_cards"].get("35") == 1
+    before = Taschkent(3, 0).to_json(view=0)                # not over: no final count
+    assert all("final_tugrik" not in ps for ps in before["player_state"])
+
+
+def test_the_final_count_is_checked_in_a_view_of_a_finished_game():
+    g = finished_with_a_35_in_hand()
+    v = g.to_json(view=0)
+    own = copy.deepcopy(v)
+    del own["player_state"][0]["final_tugrik"]              # derived for the viewer's own seat
+    assert Taschkent.from_view(own).to_json(view=0) == v
+    for p, value, why in ((1, DELETE, "missing key 'final_tugrik'"), (1, 9, "impossible"),
+                          (1, 12, "impossible"), (2, 0, "impossible"), (2, 10, "impossible"),
+                          (1, 2, "no placement")):   # the 3/5 card must be somewhere
+        bad = copy.deepcopy(v)
+        edit(["player_state", p, "final_tugrik"], value)(bad)
+        with pytest.raises(ValueError, match=why):
+            Taschkent.from_view(bad)
+    early = Taschkent(3, 0).to_json(view=0)                 # no final count before the end
+    early["player_state"][1]["final_tugrik"] = 4
+    with pytest.raises(ValueError, match="final_tugrik"):
+        Taschkent.from_view(early)
+    state = g.to_json()
+    state["player_state"][1]["final_tugrik"] = 2            # derived in a full state: checked
+    with pytest.raises(ValueError, match="final_tugrik"):
+        Taschkent.from_json(state)
+
+
 # ---------------------------------------------------------------- through the protocol
 @pytest.mark.parametrize("players", [2, 4])
 def test_full_game_from_views(engine, players):

@@ -52,7 +52,8 @@ DISPLAY_SIZE = {2: core.DISPLAY_2, 3: core.DISPLAY_3, 4: core.DISPLAY_4}
 # Keys a client may leave out: the loader recomputes them, and checks them when they are given.
 DERIVED = frozenset({"virtual_player", "hut", "action_card_count", "action_pile_count",
                      "removed_unseen_count", "trading_pile_count", "end_triggered",
-                     "last_card_taken", "trading_pile_contents", "unknown_action_cards"})
+                     "last_card_taken", "trading_pile_contents", "unknown_action_cards",
+                     "final_tugrik"})
 VIEW_ONLY = ("view", "trading_pile_contents", "unknown_action_cards")
 
 
@@ -159,6 +160,11 @@ def n_cards(f: Dict[str, Any], p: int) -> int:
     return sum(f["hand"][p])
 
 
+def final_tugrik(f: Dict[str, Any], p: int) -> int:
+    """Seat p's Tugrik as the players count them at the end: each unplayed 3/5 card is 5."""
+    return f["tugrik"][p] + core.CARD35_END * f["hand"][p][core.AC_35]
+
+
 def end_is_triggered(f: Dict[str, Any]) -> bool:
     """The last good of a kind left the caravan (both blue camels for indigo), or the last
     action card left the pile: the rules set end_triggered exactly then, and neither comes back."""
@@ -219,15 +225,19 @@ class Taschkent(CheckedGame, TaschkentCore):
         """The full state, or (view = a seat) what that seat knows: hidden parts left out.
 
         Other players' Tugrik and trading cards appear in a view: every change to them is a
-        public event (see docs/rules/taschkent.md, Information)."""
+        public event (see docs/rules/taschkent.md, Information). Once the game is over, every
+        seat's `final_tugrik` (Tugrik + 5 per unplayed 3/5 card) is in every view: the players
+        count their Tugrik openly at the end."""
         if view is not None:
             self._check_player(view)
         f = self._fields()
         n = f["n"]
+        over = f["phase"] == core.PH_OVER
         players = []
         for p in range(n):
             d = {
                 "tugrik": f["tugrik"][p],
+                **({"final_tugrik": final_tugrik(f, p)} if over else {}),
                 "goods": dict(zip(GOOD_NAMES, f["goods"][p])),
                 "posts": f["posts"][p], "kept": f["kept"][p],
                 "supply": f["supply"][p], "storage": f["storage"][p],
@@ -284,8 +294,11 @@ class Taschkent(CheckedGame, TaschkentCore):
         out["trading_pile_contents"] = {TC_NAMES[t]: pile.count(t) for t in range(core.N_TC_TYPES)}
         # what the seat knows by counting: the action cards it cannot place (in the other
         # hands, the face-down pile and, with 2 players, removed face down), by type
+        # (once over, the final count has shown the 3/5 cards in every hand)
         out["unknown_action_cards"] = {
             ACTION_NAMES[t]: ACTION_DECK_COUNT - f["played"][t] - f["hand"][view][t]
+            - (sum(f["hand"][p][t] for p in range(n) if p != view)
+               if over and t == core.AC_35 else 0)
             for t in range(core.N_ACTION_TYPES)}
         return out
 
@@ -352,9 +365,9 @@ class Taschkent(CheckedGame, TaschkentCore):
                 viewer: Optional[int] = None) -> List[str]:
         """Lines telling what `player`'s `move` did, then the automatic events: everything for
         a spectator (viewer None), else only what seat `viewer` sees (docs/views/taschkent.md).
-        No line names an action card in a hand (a draw is told as a draw); at the end, a
-        Tugrik total that counts another seat's unplayed 3/5 cards is told only when the
-        viewer can work it out (the cards stay in the hands: the view never shows them)."""
+        No line names an action card in a hand (a draw is told as a draw). The end is told
+        alike to everyone: the final count is open (every seat's Tugrik with its unplayed 3/5
+        cards at 5, as every view of a finished game shows), so are who is out and who wins."""
         lines = [f"P{player} " + describe(before._fields(), self._fields(), player, move)]
         for kind, _, a, b, c in self.events(since=before.event_count):
             text = event_text(kind, a, b, c, self, viewer)
@@ -459,6 +472,12 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
             fail(("player_state", p), "missing key 'action_cards': the viewer's own cards")
         if p != o and "action_cards" in ps:
             fail(("player_state", p, "action_cards"), f"seat {o}'s view cannot hold seat {p}'s cards")
+        if v["phase"] == "over" and p != o and "final_tugrik" not in ps:
+            fail(("player_state", p), "missing key 'final_tugrik': at the end every seat's Tugrik "
+                 "is counted openly, each unplayed 3/5 card as 5")
+        if v["phase"] != "over" and "final_tugrik" in ps:
+            fail(("player_state", p, "final_tugrik"), "the Tugrik are counted only at the end "
+                 "(phase over)")
     d = copy.deepcopy(v)
     for key in VIEW_ONLY:
         d.pop(key, None)
@@ -473,14 +492,17 @@ def deal_unseen_action_cards(v: Dict[str, Any], d: Dict[str, Any]) -> None:
     since no public event tells anything about a card before it is played)."""
     n, o = v["players"], v["view"]
     mine = v["player_state"][o]["action_cards"]
+    shown = shown_35_cards(v)
     unseen = []
     for t, name in enumerate(ACTION_NAMES):
         left = ACTION_DECK_COUNT - v["played_cards"].get(name, 0) - mine.get(name, 0)
+        if t == core.AC_35:
+            left -= sum(shown.values())
         if left < 0:
             fail(("played_cards", name), f"the view is impossible: {ACTION_DECK_COUNT} {name} "
-                 "cards exist, fewer than played and held", IllegalPositionError)
+                 "cards exist, fewer than played, held and shown at the end", IllegalPositionError)
         unseen += [(t, copy_no) for copy_no in range(left)]
-    capacity: Dict[Any, int] = {p: v["player_state"][p]["action_card_count"]
+    capacity: Dict[Any, int] = {p: v["player_state"][p]["action_card_count"] - shown.get(p, 0)
                                 for p in range(n) if p != o}
     capacity["pile"] = v["action_pile_count"]
     capacity["removed"] = v["removed_unseen_count"]
@@ -489,14 +511,37 @@ def deal_unseen_action_cards(v: Dict[str, Any], d: Dict[str, Any]) -> None:
              f"and the removed cards hold {sum(capacity.values())} cards, but {len(unseen)} "
              f"action cards are unseen by seat {o}", IllegalPositionError)
     places = list(capacity)
-    placed = place_hidden(unseen, capacity, {card: places for card in unseen})
+    # once over, the 3/5 cards not shown in a hand are in the pile or among the removed cards
+    allowed = {card: (["pile", "removed"] if v["phase"] == "over" and card[0] == core.AC_35
+                      else places) for card in unseen}
+    placed = place_hidden(unseen, capacity, allowed)
     held = {place: sorted(card for card, at in placed.items() if at == place) for place in places}
     for p in range(n):
         if p != o:
             d["player_state"][p]["action_cards"] = counts(
-                ACTION_NAMES, [sum(1 for t, _ in held[p] if t == k) for k in range(core.N_ACTION_TYPES)])
+                ACTION_NAMES, [sum(1 for t, _ in held[p] if t == k) + (shown.get(p, 0) if k == core.AC_35 else 0)
+                               for k in range(core.N_ACTION_TYPES)])
     d["action_pile"] = [ACTION_NAMES[t] for t, _ in held["pile"]]
     d["removed_unseen"] = [ACTION_NAMES[t] for t, _ in held["removed"]]
+
+
+def shown_35_cards(v: Dict[str, Any]) -> Dict[int, int]:
+    """Once the game is over, the 3/5 cards each other seat showed in the final count (its
+    final_tugrik minus its Tugrik, 5 each), checked against its hand size; else none."""
+    if v["phase"] != "over":
+        return {}
+    shown = {}
+    for p, ps in enumerate(v["player_state"]):
+        if p == v["view"]:
+            continue
+        extra = ps["final_tugrik"] - ps["tugrik"]
+        k, rest = divmod(extra, core.CARD35_END)
+        if extra < 0 or rest or k > ps["action_card_count"]:
+            fail(("player_state", p, "final_tugrik"), f"the view is impossible: {ps['final_tugrik']} "
+                 f"is {ps['tugrik']} Tugrik plus 5 for each unplayed 3/5 card among seat {p}'s "
+                 f"{ps['action_card_count']} action cards", IllegalPositionError)
+        shown[p] = k
+    return shown
 
 
 def unseen_trading_cards(v: Dict[str, Any]) -> List[str]:
@@ -906,18 +951,6 @@ def describe_sale(b: Dict[str, Any], a: Dict[str, Any], p: int, x: int) -> str:
             f"{hut_name(core.sale_hut(x))}: {earned}; {post}")
 
 
-def totals_known(g: Taschkent, viewer: Optional[int]) -> List[bool]:
-    """Whether `viewer` (None: a spectator) knows each seat's final Tugrik, which counts the
-    unplayed 3/5 cards: its own, and those of a seat whose hand holds no 3/5 card it cannot
-    rule out (an empty hand, or every 3/5 card is played or in the viewer's hand)."""
-    f = g._fields()
-    n = f["n"]
-    if viewer is None:
-        return [True] * n
-    unknown35 = ACTION_DECK_COUNT - f["played"][core.AC_35] - f["hand"][viewer][core.AC_35]
-    return [p == viewer or unknown35 == 0 or n_cards(f, p) == 0 for p in range(n)]
-
-
 def event_text(kind: int, a: int, b: int, c: int, g: Taschkent,
                viewer: Optional[int] = None) -> str:
     """A line for one automatic event of the log (cext LOG_* kinds): a spectator's (viewer
@@ -953,20 +986,29 @@ def event_text(kind: int, a: int, b: int, c: int, g: Taschkent,
     if kind == core.LOG_LAST_CARD:
         return "the last trading card is taken: the game ends after this trading round"
     if kind == core.LOG_STEAL:
-        if c == 0 and not all(totals_known(g, viewer)):
-            return ""           # nothing moves: who is richer stays as hidden as the totals
         return f"P{a} (richer) draws {c} card{'s' if c != 1 else ''} blindly from P{b}"
     if kind == core.LOG_OVER:
-        totals, out, points = g.tugrik_totals(), g.eliminated_players(), g.scores()
-        known = totals_known(g, viewer)
-        if all(known):
-            text = "game over: Tugrik " + " ".join(f"P{p}={t}" for p, t in enumerate(totals))
-            if out:
-                text += "; out (poorest): " + ", ".join(f"P{p}" for p in out)
-        else:                   # who is out follows from the hidden totals: not told
-            tugrik = g._fields()["tugrik"]
-            text = ("game over: Tugrik " + " ".join(
-                f"P{p}={t}" if known[p] else f"P{p}={tugrik[p]}+?" for p, t in enumerate(totals))
-                + " (+?: 5 for each unplayed 3/5 card in the hand)")
-        return text + "; card points " + " ".join(f"P{p}={v}" for p, v in enumerate(points))
+        # the final count is open (every view of a finished game shows final_tugrik): every
+        # seat is told every total, who is out and who wins
+        return "game over: " + "; ".join(final_count(g))
     return ""
+
+
+def final_count(g: Taschkent) -> List[str]:
+    """The end of the game in parts: the Tugrik as counted (3/5 cards at 5), who is out, the
+    card points and the winners."""
+    f = g._fields()
+    n = f["n"]
+    totals, out, points, ranking = g.tugrik_totals(), g.eliminated_players(), g.scores(), g.ranking()
+    parts = ["Tugrik counted (an unplayed 3/5 card is 5) "
+             + " ".join(f"P{p}={totals[p]}" for p in range(n))]
+    if n > 2:
+        if out:
+            parts.append("out, the poorest: " + ", ".join(f"P{p}" for p in out))
+        else:
+            parts.append("nobody is out: every player has the same Tugrik")
+    parts.append("card points " + " ".join(f"P{p}={points[p]}" for p in range(n)))
+    winners = [p for p in range(n) if ranking[p] == 1]
+    parts.append(("winner " if len(winners) == 1 else "shared win ")
+                 + ", ".join(f"P{p}" for p in winners))
+    return parts
