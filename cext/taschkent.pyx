@@ -139,7 +139,8 @@ cpdef enum:
     PH_ACTION = 0            # the player's action
     PH_MOVE2 = 1             # the cameleer move after the action (optional)
     PH_END = 2               # end of the turn: Activity, Cameleer and the other cards
-    PH_SELL = 3              # trading round: the seller to move sells one good or passes
+    PH_SELL = 3              # trading round: the seller to move sells one good or passes (for
+                             #   this lap: tr_passed holds the seats that passed since the last sale)
     PH_OVER = 4
 
     MV_SKIP = 1              # argument SKIP_MOVE: no second move, SKIP_TURN: end the turn,
@@ -318,7 +319,7 @@ cdef struct TaschkentState:
     int n_disp
     int tc[4][3]
     int vtc[3]                          # the virtual player's trading cards
-    int tr_region, tr_passed
+    int tr_region, tr_passed            # the region being evaluated; the seats that passed since its last sale
     int end_triggered, last_card
     int turns
     Rng chance
@@ -727,6 +728,9 @@ cdef class TaschkentCore(GameCore):
             s.tugrik[p] += CARD35_TUGRIK
         elif kind == MV_SELL:
             self.sell(p, sale_target(x), sale_good(x), sale_hut(x), sale_cards(x), sale_keep(x))
+            # Interpretation: a pass is for this lap only; after a sale every seat may sell
+            # again, and the region ends when all who could sell passed since the last sale
+            s.tr_passed = 0
             s.actor = (p + 1) % s.n
             self.next_seller()
 
@@ -952,8 +956,9 @@ cdef class TaschkentCore(GameCore):
 
     @cython.final
     cdef void next_seller(self) noexcept:
-        """From the actor clockwise, the next player able to sell in the region; else the next
-        region (start player first); after region 8 the trading round ends."""
+        """From the actor clockwise, the next player able to sell in the region who has not
+        passed since its last sale; else (a lap without a sale: nobody sells more there) the
+        next region, start player first; after region 8 the trading round ends."""
         cdef TaschkentState* s = &self.s
         cdef int i, p
         while <unsigned>s.tr_region < N_REGIONS:    # unsigned: the regions always run out

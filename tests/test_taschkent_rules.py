@@ -717,7 +717,7 @@ def test_trading_order_regions_in_order_start_player_first_one_sale_at_a_time():
     assert order == [(2, 2), (2, 0), (2, 0), (5, 1), (5, 0)]
 
 
-def test_a_pass_ends_the_players_sales_in_that_region():
+def test_a_pass_alone_in_its_lap_ends_the_region():
     d = trading_position()
     give_goods(d, 0, "iron", 2)
     add_posts(d, 0, 2, 1)
@@ -726,6 +726,47 @@ def test_a_pass_ends_the_players_sales_in_that_region():
     g = build(d)
     play(g, "no-move", "pass")
     assert state(g)["trade"]["region"] == 5
+
+
+def test_a_player_who_passed_sells_on_a_later_lap():
+    """'each player clockwise sells only one good at a time (until all possible goods are
+    traded)': a pass is for this lap; after another player's sale the passer may sell again.
+    The region ends with a lap in which everyone who could sell passed."""
+    d = trading_position()
+    give_goods(d, 0, "iron", 1)
+    add_posts(d, 0, 2, 1)
+    give_goods(d, 2, "iron", 1)
+    give_goods(d, 2, "jade", 1)
+    add_posts(d, 2, 2, 2)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")                       # P2's last turn ends round 4: trading, R2
+    assert (state(g)["trade"], g.to_move) == ({"region": 2, "passed": []}, 0)
+    play(g, "pass")
+    assert (state(g)["trade"]["passed"], g.to_move) == ([0], 2)
+    play(g, "sell-iron-R2-tugrik-R2a")
+    assert (state(g)["trade"], g.to_move) == ({"region": 2, "passed": []}, 0)
+    assert "sell-iron-R2-tugrik-R2b" in texts(g)  # P0 passed a lap ago: it may sell now
+    play(g, "pass", "pass")                  # P0, then P2: a lap without a sale
+    assert g.phase != "sell" or state(g)["trade"]["region"] > 2
+    assert ps(state(g), 0)["goods"]["iron"] == 1 and ps(state(g), 2)["goods"]["jade"] == 1
+
+
+def test_a_pass_before_a_sale_can_be_followed_by_a_sale_of_the_same_seat_in_one_region():
+    """A seat that passed, then sold after someone else's sale, keeps going lap by lap."""
+    d = trading_position()
+    give_goods(d, 0, "iron", 1)
+    give_goods(d, 0, "jade", 1)
+    add_posts(d, 0, 2, 2)
+    give_goods(d, 1, "jade", 1)
+    add_posts(d, 1, 2, 1)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move", "pass", "sell-jade-R2-tugrik-R2a")    # P0 passes, P1 sells
+    play(g, "sell-iron-R2-cards-R2a")                         # P0 sells on the next lap
+    assert g.to_move == 0 and state(g)["trade"]["region"] == 2   # P1 has nothing left
+    play(g, "sell-jade-R2-tugrik-R2b")
+    assert ps(state(g), 0)["goods"] == {"iron": 0, "jade": 0, "indigo": 0}
 
 
 def test_no_cards_when_the_display_is_empty_and_partial_cards_when_short():
