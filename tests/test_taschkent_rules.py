@@ -369,6 +369,26 @@ def test_cameleer_card_is_a_free_extra_move_with_its_field_action():
     assert ps(d, 0)["cameleer"] == "indigo2"
 
 
+def test_cameleer_card_waives_the_price_of_other_cameleers_too():
+    """Issue 18: 'The move is free of charge' covers both prices of a move (steps beyond
+    three and 1 per other cameleer on the field reached); only connections and huts are
+    paid (docs/rules/taschkent.md, section 7)."""
+    d = fresh()
+    ps(d, 0)["tugrik"] = 0
+    give_action(d, 0, "cameleer")
+    ps(d, 0)["cameleer"] = "iron"
+    ps(d, 1)["cameleer"] = "carriage"
+    ps(d, 2)["cameleer"] = "carriage"
+    g = build(d)
+    play(g, "tugrik")                                    # 1 Tugrik: not enough for 2 cameleers
+    assert "move-carriage" not in texts(g)
+    play(g, "no-move")
+    assert "card-cameleer-carriage" in texts(g)          # 3 steps, 2 other cameleers: free
+    assert "card-cameleer-horses-link-red-1-2" not in texts(g)   # a connection costs 2
+    play(g, "card-cameleer-carriage")
+    assert tug(g, 0) == 1 and ps(state(g), 0)["cameleer"] == "carriage"
+
+
 def test_cameleer_card_cannot_go_back_to_where_the_last_move_began():
     d = fresh()
     give_action(d, 0, "cameleer")
@@ -908,6 +928,9 @@ def test_three_five_cards_count_five_for_the_poorest_check():
 
 
 def test_everybody_equally_poor_keeps_everybody_in():
+    """Issue 18: 'If more than one player has the lowest amount of Tugrik, all those players
+    have lost' settles ties below a richer player; with every total equal nobody is out and
+    the cards decide (docs/rules/taschkent.md, section 9)."""
     d = fresh()
     for p in range(3):
         ps(d, p)["tugrik"] = 4
