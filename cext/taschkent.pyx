@@ -96,9 +96,16 @@ FIELD_CAMEL[:] = [-1, -1, -1, 0, 1, 2, -1, 3, -1]
 cdef int ACTION_DECK[12]
 ACTION_DECK[:] = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]   # Interpretation: 2 of each
 ACTION_DECK_COUNT = 2                                    # copies of each action card type
-cdef int SETUP_GOOD_REGION[3]                            # first-game placement: iron and jade on
-SETUP_GOOD_REGION[:] = [3, 3, 6]                         # a hut in region 4, indigo in region 7
-FOUR_PLAYER_NEUTRAL_REGION = 2                           # region 3 (first game)
+# Set-up choices (game options): "One of each good (iron, jade, indigo) is placed on any hut on
+# the board" and, with 4 players, "a neutral hut is placed in one of the regions". The
+# defaults are the rulebook's first game: iron and jade on a hut in region 4 (R4a), indigo on
+# a hut in region 7 (R7a); the neutral hut (N3) in region 3.
+cdef int SETUP_GOOD_REGION[3]
+SETUP_GOOD_REGION[:] = [3, 3, 6]
+FOUR_PLAYER_NEUTRAL_REGION = 2
+SETUP_NEUTRAL_HUT = HUT_NEUTRAL0 + 2                     # N3: the 4-player game's neutral hut
+PY_SETUP_GOOD_HUTS = tuple(sum(PRINTED_PER_REGION[r] for r in range(SETUP_GOOD_REGION[g]))
+                           for g in range(N_GOODS))     # hut ids R4a, R4a, R7a
 
 # The same tables for the Python half (engine/games/taschkent.py), which checks loaded positions
 PY_PRINTED = tuple(PRINTED_PER_REGION[r] for r in range(N_REGIONS))
@@ -322,6 +329,8 @@ cdef struct TaschkentState:
     int tr_region, tr_passed            # the region being evaluated; the seats that passed since its last sale
     int end_triggered, last_card
     int turns
+    i8 setup_hut[3]            # set-up (options): the hut each good was placed on
+    i8 setup_region            # set-up (option): the region of the 4-player neutral hut N3, else -1
     Rng chance
     unsigned int move_log      # log.count when the last move began: its entries follow
 
@@ -347,14 +356,52 @@ cdef class TaschkentCore(GameCore):
     name, title = "taschkent", "Taschkent"
     min_players, max_players, default_players = 2, 4, 3
 
+    options = {
+        "goods": "the hut each starting good goes on, e.g. iron:R2a,jade:R5b,indigo:R7a "
+                 "(printed huts R1a..R8b, with 4 players also N3; default: the first game's "
+                 "iron:R4a,jade:R4a,indigo:R7a)",
+        "neutral_region": "4 players: the region 1-8 of the neutral hut placed at set-up "
+                          "(default: the first game's 3)",
+    }
+
     def __cinit__(self, *args, **kwargs):
         self.bind_state(&self.s, sizeof(TaschkentState))
 
+    def __init__(self, players=None, seed=0, goods=None, neutral_region=None):
+        """A new game for `players` (3 if None) dealt from `seed`. `goods`: the hut ids
+        (0..11 printed, with 4 players also N3) that receive iron, jade and indigo at set-up
+        (default: the first game's); `neutral_region`: 4 players only, the region index 0..7
+        of the neutral hut N3 (default: region 3, index 2). The game API (engine.games.
+        taschkent.Taschkent) also takes them as text."""
+        cdef int n = self.default_players if players is None else players
+        cdef int g, h
+        self._start(n, seed)
+        hut_ids = PY_SETUP_GOOD_HUTS if goods is None else tuple(goods)
+        if len(hut_ids) != N_GOODS:
+            raise ValueError(f"goods: one hut per good (iron, jade, indigo), not {len(hut_ids)}")
+        for g in range(N_GOODS):
+            h = hut_ids[g]
+            if not (0 <= h < N_PRINTED or (n == 4 and h == SETUP_NEUTRAL_HUT)):
+                raise ValueError(f"goods: hut {h} is not on the board at set-up")
+        if n != 4 and neutral_region is not None:
+            raise ValueError(f"neutral_region: only a 4-player game places a neutral hut in a "
+                             f"region at set-up, not a {n}-player game")
+        region = FOUR_PLAYER_NEUTRAL_REGION if neutral_region is None else neutral_region
+        if not 0 <= region < N_REGIONS:
+            raise ValueError(f"neutral_region: no region index {region}")
+        memset(&self.s, 0, sizeof(TaschkentState))
+        self.set_tracking(True)             # a game played from Python keeps its information
+        for g in range(N_GOODS):
+            self.s.setup_hut[g] = hut_ids[g]
+        self.s.setup_region = region if n == 4 else -1
+        self.set_up()
+
     @cython.final
     cdef void set_up(self) noexcept:
-        """The set-up: the pre-printed huts, the goods on their first-game huts, the camels
-        and neutral huts on their fields, the action and trading piles shuffled, the display,
-        Tugrik, posts, and the first turn of the first action round."""
+        """The set-up: the pre-printed huts, the goods on their huts (setup_hut: the option,
+        else the first game's), the camels and neutral huts on their fields (with 4 players one
+        in setup_region), the action and trading piles shuffled, the display, Tugrik, posts,
+        and the first turn of the first action round."""
         cdef TaschkentState* s = &self.s
         cdef int n = self.n_players
         cdef uint64_t seed = self.seed
@@ -369,14 +416,14 @@ cdef class TaschkentCore(GameCore):
         for r in range(N_REGIONS):
             for i in range(PRINTED_PER_REGION[r]):
                 self.put_hut(PRINTED_FIRST[r] + i, r)
-        for i in range(N_GOODS):                 # one of each good on a hut (first game)
-            s.hut_has[i] |= 1u << PRINTED_FIRST[SETUP_GOOD_REGION[i]]
+        for i in range(N_GOODS):                 # one of each good on a hut (the option)
+            s.hut_has[i] |= 1u << s.setup_hut[i]
         for i in range(N_CAMELS):
             s.camel[i] = CAMEL_START[i]
         s.hut_loc[HUT_NEUTRAL0] = LOC_TRACK2
         s.hut_loc[HUT_NEUTRAL0 + 1] = LOC_TRACK4
         if n == 4:
-            self.put_hut(HUT_NEUTRAL0 + 2, FOUR_PLAYER_NEUTRAL_REGION)
+            self.put_hut(SETUP_NEUTRAL_HUT, s.setup_region)
         for i in range(3):
             s.stick_border[i] = -1
         for i in range(N_ACTION_CARDS):

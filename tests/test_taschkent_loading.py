@@ -5,9 +5,8 @@ regression inputs in tests/regressions/ (a copy of ../shared/regressions) crashe
 they are refused here.
 The move bound (MOST_MOVES) and the move generator's guard are tested at the end. What every
 game's loaders do (round trips, a view only of the seat to move, non-objects, unknown keys,
-deep and huge input, the most legal moves random games reach) is the conformance suite's
-(tests/test_conformance.py); the view of a finished game stays here while the suite's check of
-it is a known failure for Taschkent.
+deep and huge input, the most legal moves random games reach, every seat's view of a finished
+game) is the conformance suite's (tests/test_conformance.py).
 """
 import copy
 import json
@@ -358,7 +357,8 @@ def test_the_loader_keeps_every_field_of_the_c_state():
 
     for key, top in (("tugrik", 1000), ("goods", 100), ("posts", 100), ("kept", 100),
                      ("hand", 200), ("tc", 100), ("cam_pos", 9), ("pile", 100), ("disp", 100),
-                     ("tc_pile", 100), ("hut_loc", 100), ("played", 100), ("camel", 100)):
+                     ("tc_pile", 100), ("hut_loc", 100), ("played", 100), ("camel", 100),
+                     ("setup_hut", 100)):
         f[key] = fill(f[key], top)
     g._set_fields(f)
     assert g._fields() == f
@@ -367,6 +367,85 @@ def test_the_loader_keeps_every_field_of_the_c_state():
     with pytest.raises(OverflowError):
         g._set_fields(dict(f, hand=[[300] * 6] * 4))
     assert g._fields() == f                   # a failed conversion writes nothing
+
+
+# ================================================================ the set-up options in JSON
+FIRST_GAME = {"goods": {"iron": "R4a", "jade": "R4a", "indigo": "R7a"}}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_json_written_before_the_options_loads_as_the_first_game(players):
+    """`setup` is defaulted in states and views alike: left out, it is the first game's."""
+    g = played(players, 5, 30)
+    for kind, seat in (("state", None), ("view", g.to_move)):
+        d = json.loads(json.dumps(g.to_json(view=seat)))
+        assert d.pop("setup") == {**FIRST_GAME, "neutral_region": 3 if players == 4 else None}
+        st = (from_json if kind == "state" else from_view)(d)
+        assert st.to_json(view=seat) == g.to_json(view=seat)
+
+
+def test_the_options_travel_in_states_and_views():
+    g = Taschkent(4, 6, goods="iron:N3,jade:R5b,indigo:R5b", neutral_region=7)
+    g = advance(g, 25, seed=6)
+    for seat in (None, g.to_move):
+        text = json.dumps(g.to_json(view=seat))
+        st = (Taschkent.from_json if seat is None else Taschkent.from_view)(json.loads(text))
+        assert st.setup == g.setup == {"goods": {"iron": "N3", "jade": "R5b", "indigo": "R5b"},
+                                       "neutral_region": 7}
+        assert st.to_json(view=seat) == g.to_json(view=seat)
+    v = g.to_json(view=g.to_move)
+    del v["setup"]                            # the first game's placement does not fit
+    with pytest.raises(IllegalPositionError, match=r"^setup\.goods\.(iron|jade|indigo): the "):
+        Taschkent.from_view(v)
+
+
+def test_the_starting_goods_stay_on_their_huts_until_a_shortage():
+    d = fresh(3, 2)
+    d["setup"] = {"goods": {"iron": "R2a", "jade": "R4a", "indigo": "R7a"}, "neutral_region": None}
+    with pytest.raises(IllegalPositionError, match=r"^setup\.goods\.iron: the iron placed on R2a "
+                                                    "at set-up is not there"):
+        build(d)
+    # a Shortage (b) removed the iron from R4a and an iron from the camel: R4a may lack it
+    d = fresh(3, 2)
+    hut(d, "R4a")["goods"].remove("iron")
+    d["camels"]["iron"] -= 1
+    d["removed_goods"]["iron"] += 2
+    d["action_pile"].remove("shortage")
+    d["played_cards"]["shortage"] = 1
+    assert build(d).setup["goods"]["iron"] == "R4a"
+
+
+def test_the_four_player_neutral_hut_stays_in_its_region_until_caravan_moves_on():
+    d = fresh(4, 2)
+    hut(d, "N3")["at"] = "R4"
+    with pytest.raises(IllegalPositionError, match=r"^setup\.neutral_region: N3 began in R3"):
+        build(d)
+    d["action_pile"].remove("caravan")
+    d["played_cards"]["caravan"] = 1
+    assert hut(build(d).to_json(), "N3")["at"] == "R4"
+    d = fresh(4, 2)
+    hut(d, "N3")["at"] = "R4"
+    d["setup"]["neutral_region"] = 4
+    assert build(d).setup["neutral_region"] == 4
+
+
+@pytest.mark.parametrize("players,setup,message", [
+    (3, {**FIRST_GAME, "neutral_region": 3}, r"^setup\.neutral_region: a region 1-8 with 4 players"),
+    (4, {**FIRST_GAME, "neutral_region": None}, r"^setup\.neutral_region: a region 1-8 with 4 players"),
+    (3, {"goods": {"iron": "N3", "jade": "R4a", "indigo": "R7a"}, "neutral_region": None},
+     r"^setup\.goods\.iron: N3 is not on the board at set-up"),
+    (3, {"goods": {"iron": "R6a", "jade": "R4a", "indigo": "R7a"}, "neutral_region": None},
+     r"^setup\.goods\.iron"),
+    (3, {"goods": {"iron": "R4a", "jade": "R4a"}, "neutral_region": None}, r"^setup\.goods"),
+    (3, {**FIRST_GAME}, r"^setup"),
+    (4, {**FIRST_GAME, "neutral_region": 9}, r"^setup\.neutral_region"),
+    (3, {**FIRST_GAME, "neutral_region": None, "extra": 1}, r"^setup"),
+])
+def test_a_bad_setup_is_refused(players, setup, message):
+    for d in (fresh(players, 3), Taschkent(players, 3).to_json(view=0)):
+        d["setup"] = setup
+        with pytest.raises(ValueError, match=message):
+            (from_view if "view" in d else from_json)(d)
 
 
 # ================================================================ moves: the bound and the guard
@@ -387,6 +466,7 @@ def crowded_action_turn():
     neutral = [h for h in d["huts"] if h["id"].startswith("N")]
     for h, at_ in zip(neutral, ["R2", "R3", "R6", "R7", "R2", "R3", "kalmyk"]):
         h["at"] = at_
+    d["setup"]["neutral_region"] = 6        # N3 began in R6 (the set-up option): nothing moved it
     on_map = [h for h in d["huts"] if h["at"].startswith("R") and not h["id"].startswith("H")]
     for good, camels, on_huts in (("iron", ["iron"], 11), ("jade", ["jade"], 11),
                                   ("indigo", ["indigo1", "indigo2"], 10)):

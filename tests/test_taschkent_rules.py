@@ -3,6 +3,9 @@
 Regions are written R1..R8 (1-based, as in the rulebook); seats 0..n-1, seat p+1 is clockwise
 after seat p. Positions are built with taschkent_support (to_json -> edit -> from_json).
 """
+import pickle
+import re
+
 import pytest
 
 from engine.games.taschkent import Taschkent, card_set_points
@@ -54,6 +57,83 @@ def test_bad_arguments_are_refused():
             Taschkent(n)
     with pytest.raises(ValueError):
         Taschkent(3, -1)
+
+
+# ---------------------------------------------------------------- set-up options (issue 18)
+def test_the_starting_goods_go_on_the_huts_asked_for():
+    """'One of each good (iron, jade, indigo) is placed on any hut on the board': the option
+    `goods`, as text (any order, any case, commas or spaces) or a dict."""
+    for goods in ("iron:R2a,jade:R5b,indigo:R1a", "INDIGO:r1a jade:R5B iron:R2A",
+                  {"iron": "R2a", "jade": "R5b", "indigo": "R1a"}):
+        g = Taschkent(3, 2, goods=goods)
+        d = g.to_json()
+        assert [h["id"] for h in d["huts"] if h["goods"]] == ["R1a", "R2a", "R5b"]
+        assert hut(d, "R2a")["goods"] == ["iron"] and hut(d, "R5b")["goods"] == ["jade"]
+        assert hut(d, "R1a")["goods"] == ["indigo"]
+        assert d["camels"] == {"iron": 11, "indigo1": 6, "jade": 11, "indigo2": 5}
+        assert d["setup"] == {"goods": {"iron": "R2a", "jade": "R5b", "indigo": "R1a"},
+                              "neutral_region": None}
+    d = Taschkent(3, 2, goods="iron:R8b,jade:R8b,indigo:R8b").to_json()   # all on one hut
+    assert hut(d, "R8b")["goods"] == ["iron", "jade", "indigo"]
+
+
+def test_the_four_player_neutral_hut_goes_into_the_region_asked_for():
+    """'When playing with four players, a neutral hut is placed in one of the regions': the
+    option `neutral_region` (1-8, as an int or text, R5 too); a good may go on it."""
+    for region in (5, "5", "R5", "r5"):
+        g = Taschkent(4, 3, neutral_region=region, goods="iron:N3,jade:R4a,indigo:R7a")
+        d = g.to_json()
+        assert hut(d, "N3")["at"] == "R5" and hut(d, "N3")["goods"] == ["iron"]
+        assert d["setup"] == {"goods": {"iron": "N3", "jade": "R4a", "indigo": "R7a"},
+                              "neutral_region": 5}
+        assert sum(h["at"] == "R5" for h in d["huts"]) == 3
+        assert "R3" not in [h["at"] for h in d["huts"] if h["id"].startswith("N")]
+    g = Taschkent(4, 3, neutral_region=6)
+    assert g.parse_move("post-R6") in g.legal_moves()      # 1 Tugrik for the neutral hut
+    play(g, "post-R6")
+    assert tug(g, 0) == 3 - 1
+
+
+def test_without_options_the_set_up_is_the_first_games():
+    for n in (2, 3, 4):
+        d = Taschkent(n, 7).to_json()
+        assert d["setup"] == {"goods": {"iron": "R4a", "jade": "R4a", "indigo": "R7a"},
+                              "neutral_region": 3 if n == 4 else None}
+        assert Taschkent(n, 7, goods="iron:R4a,jade:R4a,indigo:R7a").to_json() == d
+        if n == 4:
+            assert Taschkent(n, 7, neutral_region=3).to_json() == d
+
+
+@pytest.mark.parametrize("players,options,message", [
+    (3, {"goods": "iron:R6a,jade:R4a,indigo:R7a"}, "'R6a' is no hut on the board at set-up"),
+    (3, {"goods": "iron:N3,jade:R4a,indigo:R7a"}, "N3 is in a region only with 4 players"),
+    (4, {"goods": "iron:N4,jade:R4a,indigo:R7a"}, "or N3"),
+    (3, {"goods": "iron:R2a"}, "jade, indigo missing"),
+    (3, {"goods": "iron:R2a,iron:R2b,jade:R1a,indigo:R1a"}, "iron is given twice"),
+    (3, {"goods": "gold:R2a,jade:R1a,indigo:R1a"}, "no good 'gold'"),
+    (3, {"goods": "iron-R2a"}, "is not good:hut"),
+    (3, {"goods": ""}, "iron, jade, indigo missing"),
+    (3, {"goods": 7}, "give text"),
+    (3, {"neutral_region": 2}, "only a 4-player game"),
+    (4, {"neutral_region": 9}, "a region 1-8, not 9"),
+    (4, {"neutral_region": "0"}, "a region 1-8, not 0"),
+    (4, {"neutral_region": "north"}, "a region 1-8, not 'north'"),
+    (4, {"neutral_region": True}, "a region 1-8"),
+])
+def test_bad_set_up_options_are_refused_with_a_message_naming_the_option(players, options, message):
+    with pytest.raises(ValueError, match=re.escape(message)) as e:
+        Taschkent(players, 1, **options)
+    assert str(e.value).startswith(next(iter(options)) + ": ")
+
+
+def test_the_options_are_in_the_registry_with_their_help():
+    from engine.registry import GAMES, new_game
+    info = GAMES["taschkent"]
+    assert set(info.options) == {"goods", "neutral_region"}
+    assert "iron:R2a" in info.options["goods"] and "1-8" in info.options["neutral_region"]
+    g = new_game("taschkent", 4, 1, goods="iron:R1a,jade:R1a,indigo:R1a", neutral_region="8")
+    assert g.setup == {"goods": {"iron": "R1a", "jade": "R1a", "indigo": "R1a"}, "neutral_region": 8}
+    assert g.clone().setup == g.setup and pickle.loads(pickle.dumps(g)).setup == g.setup
 
 
 # ================================================================ placing trading posts

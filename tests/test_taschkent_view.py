@@ -343,6 +343,75 @@ def test_an_impossible_view_is_an_error_line(engine):
     assert engine.ask("legal", "legal")[-1].startswith("legal tugrik")
 
 
+# ---------------------------------------------------------------- the set-up options at the doors
+OPTIONS = ["goods", "iron:R2a,jade:R5b,indigo:N3", "neutral_region", "5"]
+ASKED = {"goods": {"iron": "R2a", "jade": "R5b", "indigo": "N3"}, "neutral_region": 5}
+
+
+def test_the_protocol_sets_up_a_game_with_the_options(engine):
+    engine.send("position taschkent players 4 seed 1 " + " ".join(OPTIONS))
+    full = json.loads(engine.ask("view", "{")[-1])
+    assert full["setup"] == ASKED and full["seed"] == 1
+    huts = {h["id"]: h for h in full["huts"]}
+    assert huts["N3"]["at"] == "R5" and huts["N3"]["goods"] == ["indigo"]
+    assert huts["R2a"]["goods"] == ["iron"] and huts["R5b"]["goods"] == ["jade"]
+    assert full == Taschkent(4, 1, goods=OPTIONS[1], neutral_region=5).to_json()
+    seat = json.loads(engine.ask("view 0", "{")[-1])
+    assert seat["setup"] == ASKED
+    engine.send("position taschkent players 4 seed 1 neutral_region 2 moves tugrik")
+    assert json.loads(engine.ask("view", "{")[-1])["setup"]["neutral_region"] == 2
+    engine.send("position taschkent view " + json.dumps(seat))   # a view carries them back
+    assert json.loads(engine.ask("view", "{")[-1])["setup"] == ASKED
+
+
+@pytest.mark.parametrize("options,message", [
+    ("players 4 seed 1 neutral_region 9", "info string error neutral_region: a region 1-8, not 9"),
+    ("players 3 seed 1 neutral_region 2", "info string error neutral_region: only a 4-player game"),
+    ("players 4 seed 1 goods iron:R9z", "info string error goods: 'R9z' is no hut on the board"),
+    ("players 4 seed 1 goods", "info string error unexpected 'goods': position <game> players <n> "
+                                "seed <s> [goods <value>] [neutral_region <value>] [moves ...]"),
+])
+def test_bad_option_values_are_one_error_line_in_the_protocol(engine, options, message):
+    engine.send("position taschkent players 3 seed 2")
+    line = engine.ask("position taschkent " + options, "info string error")[-1]
+    assert line.startswith(message), line
+    full = json.loads(engine.ask("view", "{")[-1])        # the position did not change
+    assert full["players"] == 3 and full["seed"] == 2
+
+
+def caravan(*args):
+    """The command line as a user runs it."""
+    import subprocess
+    import sys
+    import tempfile
+    return subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
+                          text=True, timeout=300, cwd=tempfile.gettempdir())
+
+
+@pytest.mark.xfail(strict=True, reason="`caravan games` (engine/cli.py cmd_games, not a "
+                   "Taschkent file) prints no game's options yet: remove this mark when it does")
+def test_caravan_games_lists_the_options():
+    r = caravan("games")
+    assert r.returncode == 0
+    line = next(x for x in r.stdout.splitlines() if x.startswith("taschkent"))
+    assert "goods" in r.stdout and "neutral_region" in r.stdout, line
+
+
+def test_caravan_match_takes_the_options_and_refuses_bad_ones_with_one_line():
+    help_text = caravan("match", "--help").stdout
+    assert "--goods" in help_text and "--neutral_region" in help_text
+    r = caravan("match", "taschkent", "--players", "4", "--agents", "random,random,random,random",
+                "--seed", "3", "--goods", "iron:R2a,jade:R5b,indigo:N3", "--neutral_region", "5")
+    assert r.returncode == 0, r.stderr
+    assert "final scores" in r.stdout
+    for args, message in ((["--players", "4", "--neutral_region", "9"], "neutral_region: a region 1-8"),
+                          (["--players", "3", "--neutral_region", "2"], "neutral_region: only a 4-player"),
+                          (["--players", "4", "--goods", "iron:R6a"], "goods: 'R6a' is no hut")):
+        r = caravan("match", "taschkent", "--agents", ",".join(["random"] * int(args[1])), *args)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+        assert r.stderr.startswith("caravan: error: " + message), r.stderr
+
+
 def test_the_documented_example_is_a_valid_view():
     import pathlib
     doc = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "views"

@@ -14,8 +14,9 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from cext import taschkent as core
 from cext.core import GameCore, move_arg, move_kind, stable_hash
-from cext.taschkent import (ACTION_DECK_COUNT, PY_BORDERS, PY_CAMEL_GOOD, PY_CAMEL_START,
-                            PY_FIELD_CAMEL, PY_PRINTED, TaschkentCore)
+from cext.taschkent import (ACTION_DECK_COUNT, FOUR_PLAYER_NEUTRAL_REGION, PY_BORDERS,
+                            PY_CAMEL_GOOD, PY_CAMEL_START, PY_FIELD_CAMEL, PY_PRINTED,
+                            PY_SETUP_GOOD_HUTS, SETUP_NEUTRAL_HUT, TaschkentCore)
 from engine.games.base import CheckedGame, field_property
 from engine.validation import IllegalPositionError, fail, place_hidden
 
@@ -150,6 +151,83 @@ def _move_text(kind: int, x: int) -> Optional[str]:
     return None
 
 
+# ================================================================ set-up options
+SETUP_HUT_NAMES = HUT_NAMES[:core.N_PRINTED]          # the huts on the board at set-up (and N3)
+
+
+def setup_goods(goods: Any, players: int) -> Optional[Tuple[int, int, int]]:
+    """The hut ids of the option `goods` (None: the first game's), in the order iron, jade,
+    indigo. Text `iron:R2a,jade:R5b,indigo:N3` (commas or spaces, any order, any case) or a
+    dict {good: hut name}; each good once, on a printed hut or, with 4 players, on N3."""
+    if goods is None:
+        return None
+    example = "e.g. iron:R2a,jade:R5b,indigo:R7a"
+    if isinstance(goods, str):
+        pairs = []
+        for item in goods.replace(",", " ").split():
+            good, sep, hut = item.partition(":")
+            if not sep or not good or not hut:
+                raise ValueError(f"goods: {item[:40]!r} is not good:hut ({example})")
+            pairs.append((good, hut))
+    elif isinstance(goods, dict):
+        pairs = list(goods.items())
+    else:
+        raise ValueError(f"goods: give text ({example}) or a dict {{good: hut}}, not "
+                         f"{type(goods).__name__}")
+    huts: Dict[int, int] = {}
+    allowed = SETUP_HUT_NAMES + (HUT_NAMES[SETUP_NEUTRAL_HUT],) * (players == 4)
+    for good, hut in pairs:
+        if not isinstance(good, str) or good.strip().lower() not in GOOD_NAMES:
+            raise ValueError(f"goods: no good {str(good)[:40]!r} (goods: {', '.join(GOOD_NAMES)})")
+        g = GOOD_NAMES.index(good.strip().lower())
+        if g in huts:
+            raise ValueError(f"goods: {GOOD_NAMES[g]} is given twice ({example})")
+        name = hut.strip() if isinstance(hut, str) else ""
+        name = name[:1].upper() + name[1:].lower()
+        if name not in allowed:
+            n3 = HUT_NAMES[SETUP_NEUTRAL_HUT]
+            where = (f" or {n3} (the neutral hut in a region)" if players == 4
+                     else f"; {n3} is in a region only with 4 players")
+            raise ValueError(f"goods: {str(hut)[:40]!r} is no hut on the board at set-up: the "
+                             f"printed huts {' '.join(SETUP_HUT_NAMES)}{where}")
+        huts[g] = HUT_NAMES.index(name)
+    missing = [GOOD_NAMES[g] for g in range(core.N_GOODS) if g not in huts]
+    if missing:
+        raise ValueError(f"goods: give each good a hut, {', '.join(missing)} missing ({example})")
+    return huts[0], huts[1], huts[2]
+
+
+def setup_region(region: Any, players: int) -> Optional[int]:
+    """The region index 0..7 of the option `neutral_region` (1..8 or R1..R8 as text or an int;
+    None: the first game's region 3); only a 4-player game takes it."""
+    if region is None:
+        return None
+    if players != 4:
+        raise ValueError(f"neutral_region: only a 4-player game places a neutral hut in a "
+                         f"region at set-up, not a {players}-player game")
+    text = region.strip().upper().removeprefix("R") if isinstance(region, str) else None
+    if isinstance(region, bool) or not (isinstance(region, int) or (text and text.isdigit())):
+        raise ValueError(f"neutral_region: a region 1-8, not {str(region)[:40]!r}")
+    number = region if isinstance(region, int) else int(text)
+    if not 1 <= number <= core.N_REGIONS:
+        raise ValueError(f"neutral_region: a region 1-8, not {number}")
+    return number - 1
+
+
+def setup_json(f: Dict[str, Any]) -> Dict[str, Any]:
+    """The `setup` object of the JSON: each good's hut and the 4-player neutral hut's region."""
+    return {"goods": {GOOD_NAMES[g]: HUT_NAMES[f["setup_hut"][g]] for g in range(core.N_GOODS)},
+            "neutral_region": None if f["setup_region"] < 0 else f["setup_region"] + 1}
+
+
+DEFAULT_SETUP = {"goods": {GOOD_NAMES[g]: HUT_NAMES[PY_SETUP_GOOD_HUTS[g]] for g in range(core.N_GOODS)}}
+
+
+def default_setup(players: int) -> Dict[str, Any]:
+    """What a position without `setup` was set up with: the first game's placement."""
+    return {**DEFAULT_SETUP, "neutral_region": FOUR_PLAYER_NEUTRAL_REGION + 1 if players == 4 else None}
+
+
 # ================================================================ what the fields imply
 def popcount(mask: int) -> int:
     return bin(mask).count("1")
@@ -208,8 +286,23 @@ class Taschkent(CheckedGame, TaschkentCore):
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
     DERIVED = DERIVED
+    DEFAULTED = frozenset({"seed", "setup"})
 
     PHASES = PHASES
+
+    def __init__(self, players: Optional[int] = None, seed: int = 0, goods: Any = None,
+                 neutral_region: Any = None) -> None:
+        """A new game; `goods` and `neutral_region` are the set-up options (TaschkentCore.options),
+        as text (the command line, the protocol) or Python values; ValueError for a bad one."""
+        n = self.default_players if players is None else players
+        if isinstance(n, int) and self.min_players <= n <= self.max_players:  # else: the core says
+            goods, neutral_region = setup_goods(goods, n), setup_region(neutral_region, n)
+        super().__init__(players, seed, goods, neutral_region)
+
+    @property
+    def setup(self) -> Dict[str, Any]:
+        """The set-up options this game was dealt with: each good's hut, the neutral region."""
+        return setup_json(self._fields())
 
     round = field_property("round", "The action round of the current cycle, 1-4.")
     trading_rounds = field_property("cycle", "Trading rounds finished so far.")
@@ -256,7 +349,7 @@ class Taschkent(CheckedGame, TaschkentCore):
                 for h, loc in enumerate(f["hut_loc"])]
         out = {
             "game": "taschkent", "players": n, "virtual_player": bool(f["virt"]),
-            "seed": self.seed, "phase": PHASES[f["phase"]], "to_move": self.to_move,
+            "setup": setup_json(f), "seed": self.seed, "phase": PHASES[f["phase"]], "to_move": self.to_move,
             "round": f["round"], "trading_rounds": f["cycle"], "turns": f["turns"],
             "turn_no": f["turn_no"], "start_player": f["start_player"],
             "marker": None if f["marker"] < 0 else f["marker"],
@@ -307,6 +400,13 @@ class Taschkent(CheckedGame, TaschkentCore):
     def _check_setting(cls, d: Dict[str, Any]) -> None:
         check_keys_of_the_setting(d, d["players"])
 
+    def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
+        """The base's round trip; `setup` is defaulted in a view too (JSON written before the
+        set-up options has none: the first game's placement)."""
+        if view is not None and "setup" not in given:
+            given = {**given, "setup": self.setup}
+        super()._check_round_trip(given, view)
+
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """Seat o's information hashes as the view gives them (a view has no history): the
         public hash and o's own information set from the view's content, every other entry a
@@ -342,6 +442,7 @@ class Taschkent(CheckedGame, TaschkentCore):
         _check_ranges(f, n, phase)
         _check_turn(f, n, phase)
         _check_start_player(f, n, phase)
+        _check_setup(f, n)
         _check_goods(f, n)
         _check_posts(f, n, phase)
         _check_huts(f, n)
@@ -397,6 +498,9 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
     """Fill the C fields `f` (those of a fresh deal) from the schema-valid full-state dict `d`.
     Every list is padded to its C length; derived flags are computed, not read."""
     n = d["players"]
+    setup = d.get("setup", default_setup(n))
+    f["setup_hut"] = [HUT_NAMES.index(setup["goods"][g]) for g in GOOD_NAMES]
+    f["setup_region"] = -1 if setup["neutral_region"] is None else setup["neutral_region"] - 1
     f["phase"] = PHASES.index(d["phase"])
     f["actor"] = d["to_move"]
     f["round"], f["cycle"], f["turns"] = d["round"], d["trading_rounds"], d["turns"]
@@ -707,6 +811,29 @@ def _check_start_player(f: Dict[str, Any], n: int, phase: int) -> None:
         moved = order < f["turn_no"] or (order == f["turn_no"] and phase != core.PH_ACTION)
         check(moved, "marker", f"seat {marker} has not moved its cameleer yet in this round, "
               "so it cannot have taken the marker")
+
+
+def _check_setup(f: Dict[str, Any], n: int) -> None:
+    """The set-up options: each good began on a printed hut (or, with 4 players, on N3), and
+    the neutral hut N3 of a 4-player game began in a region. Goods leave a hut only by
+    Shortage, and only Caravan moves on moves N3: before the first of each is played, the
+    starting goods are still on their huts and N3 still in its region."""
+    huts, region = f["setup_hut"], f["setup_region"]
+    for g, name in enumerate(GOOD_NAMES):
+        check(0 <= huts[g] < core.N_PRINTED or (n == 4 and huts[g] == SETUP_NEUTRAL_HUT),
+              f"setup.goods.{name}", f"{HUT_NAMES[huts[g]] if 0 <= huts[g] < core.N_HUTS else huts[g]} "
+              "is not on the board at set-up (printed huts; N3 with 4 players)")
+    check(0 <= region < core.N_REGIONS if n == 4 else region == -1, "setup.neutral_region",
+          "a region 1-8 with 4 players, null otherwise")
+    if f["played"][core.AC_SHORTAGE] == 0:
+        for g, name in enumerate(GOOD_NAMES):
+            check(f["hut_has"][g] >> huts[g] & 1, f"setup.goods.{name}",
+                  f"the {name} placed on {HUT_NAMES[huts[g]]} at set-up is not there, and no "
+                  "Shortage (the only way a good leaves a hut) was played")
+    if n == 4 and f["played"][core.AC_CARAVAN] == 0:
+        check(f["hut_loc"][SETUP_NEUTRAL_HUT] == region, "setup.neutral_region",
+              f"{HUT_NAMES[SETUP_NEUTRAL_HUT]} began in R{region + 1} and only Caravan moves on, "
+              "never played, moves it")
 
 
 def _check_goods(f: Dict[str, Any], n: int) -> None:
