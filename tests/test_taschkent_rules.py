@@ -1167,6 +1167,68 @@ def test_json_round_trip_and_bad_input():
         Taschkent(3, 0).apply(12345)
 
 
+def test_the_end_of_the_game_reads_as_a_player_expects():
+    """The game-over screen: the header counts the trading rounds played (no 'cycle 6' after
+    5), never says the next trading round is the last, and the final count ranks the players
+    saying why: the one out as the poorest is marked so even with the most card points."""
+    d = fresh(3)
+    for p, t in enumerate([6, 2, 5]):
+        ps(d, p)["tugrik"] = t
+    give_trading(d, 1, ["silk", "china", "spices", "silk", "china", "spices"])   # 12 points
+    give_trading(d, 0, ["silk", "silk"])
+    g = finished(d)
+    assert g.ranking() == [1, 3, 2] and g.scores() == [3, 12, 0]
+    for viewer in (None, 0, 1, 2):
+        text = g.render(viewer)
+        head = text.splitlines()[0]
+        assert "game over after 1 trading round," in head and "cycle" not in head
+        assert "trading round is the last" not in text and "the end is triggered" not in text
+        assert text.splitlines()[-4:] == [
+            "final count (Tugrik with each unplayed 3/5 card as 5; the poorest are out, the "
+            "others rank by card points, then Tugrik):",
+            "  1. P0:  3 card points,   6 Tugrik",
+            "  2. P2:  0 card points,   5 Tugrik",
+            "  3. P1: 12 card points,   2 Tugrik  -- out: the poorest"]
+    for p in range(3):
+        ps(d, p)["tugrik"] = 4
+    text = finished(d).render()
+    assert text.endswith("  nobody is out: every player has the same Tugrik")
+    assert "  1. P1: 12 card points,   4 Tugrik" in text
+
+
+def test_the_game_over_line_tells_the_count_who_is_out_and_who_wins():
+    d = fresh(3)
+    for p, t in enumerate([6, 2, 5]):
+        ps(d, p)["tugrik"] = t
+    give_action(d, 2, "35")
+    give_trading(d, 1, ["silk", "china", "spices"])
+    last_turn_of_round(d, 2)
+    d["action_pile"], d["played_cards"] = [], {}
+    for c in ("activity", "removal", "cameleer", "caravan", "shortage", "35"):
+        d["played_cards"][c] = 2 - (c == "35")
+    g = build(d)
+    play(g, "no-move")                            # P2 holds a card: its end-of-turn step
+    b, m = g.clone(), g.parse_move("end-turn")
+    g.apply(m)
+    assert g.is_terminal()
+    for viewer in (None, 0, 1, 2):
+        assert g.narrate(b, 2, m, viewer)[-1] == (
+            "  game over: Tugrik counted (an unplayed 3/5 card is 5) P0=6 P1=2 P2=10; out, the "
+            "poorest: P1; card points P0=0 P1=6 P2=0; winner P2")
+
+
+def test_the_render_says_which_trading_round_is_the_last():
+    d = fresh(3)
+    give_goods(d, 0, "iron", 11)                  # the red camel is empty: the end is triggered
+    add_posts(d, 0, 2)
+    last_turn_of_round(d)
+    g = build(d)
+    assert g.render().splitlines()[-1] == "the end is triggered: the next trading round is the last"
+    play(g, "no-move")
+    assert g.phase == "sell"
+    assert g.render().splitlines()[-1] == "the end is triggered: this trading round is the last"
+
+
 def test_render_and_narrate_are_readable():
     g = Taschkent(3, 3)
     assert "Taschkent, 3 players" in g.render() and "R4:" in g.render(viewer=1)

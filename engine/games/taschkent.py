@@ -931,14 +931,16 @@ def _check_trading_cards(f: Dict[str, Any], n: int) -> None:
 def render(d: Dict[str, Any]) -> str:
     """A full state or a view (to_json) as text."""
     n = d["players"]
-    head = (f"Taschkent, {n} players{' + virtual player' if d['virtual_player'] else ''}, "
-            f"cycle {d['trading_rounds'] + 1}, ")
-    if d["phase"] == "sell":
-        head += f"trading round (region {d['trade']['region']})"
-    elif d["phase"] == "over":
-        head += "game over"
+    head = f"Taschkent, {n} players{' + virtual player' if d['virtual_player'] else ''}, "
+    if d["phase"] == "over":
+        k = d["trading_rounds"]
+        head += f"game over after {k} trading round{'s' if k != 1 else ''}"
     else:
-        head += f"action round {d['round']}"
+        head += f"cycle {d['trading_rounds'] + 1}, "
+        if d["phase"] == "sell":
+            head += f"trading round (region {d['trade']['region']})"
+        else:
+            head += f"action round {d['round']}"
     head += f", start player P{d['start_player']}"
     if d["phase"] != "over":
         head += f", to move: P{d['to_move']} ({d['phase']})"
@@ -994,9 +996,36 @@ def render(d: Dict[str, Any]) -> str:
     if d["virtual_player"]:
         cards = " ".join(f"{k}x{v}" for k, v in d["virtual_cards"].items() if v) or "-"
         lines.append(f"  virtual player: second cameleer in R{d['second_cameleer']}, cards {cards}")
-    if d["end_triggered"] or d["last_card_taken"]:
-        lines.append("the end is triggered: the next trading round is the last")
+    if d["phase"] == "over":
+        lines += final_table(d)
+    elif d["end_triggered"] or d["last_card_taken"]:
+        why = ("the last trading card is taken" if d["last_card_taken"] and not d["end_triggered"]
+               else "the end is triggered")
+        when = "this trading round" if d["phase"] == "sell" else "the next trading round"
+        lines.append(f"{why}: {when} is the last")
     return "\n".join(lines)
+
+
+def final_table(d: Dict[str, Any]) -> List[str]:
+    """The end of a finished game (to_json of it, full or a view: both show every final
+    count), best first: place, card points, the Tugrik as counted (an unplayed 3/5 card is 5)
+    and, with 3-4 players, who is out as the poorest (docs/rules/taschkent.md, section 9)."""
+    n = d["players"]
+    totals = [ps["final_tugrik"] for ps in d["player_state"]]
+    points = [card_set_points(**ps["trading_cards"]) for ps in d["player_state"]]
+    out = [p for p in range(n) if n > 2 and min(totals) < max(totals) and totals[p] == min(totals)]
+    keys = [(0, 0, totals[p]) if p in out else (1, points[p], totals[p]) for p in range(n)]
+    places = [1 + sum(1 for k in keys if k > keys[p]) for p in range(n)]
+    lines = ["final count (Tugrik with each unplayed 3/5 card as 5; "
+             + ("the poorest are out, the others rank" if n > 2 else "nobody is out with 2 "
+                "players, the richer drew up to 2 cards blindly from the poorer; ranked")
+             + " by card points, then Tugrik):"]
+    for p in sorted(range(n), key=lambda q: (places[q], q)):
+        note = "  -- out: the poorest" if p in out else ""
+        lines.append(f"  {places[p]}. P{p}: {points[p]:2d} card points, {totals[p]:3d} Tugrik{note}")
+    if n > 2 and not out:
+        lines.append("  nobody is out: every player has the same Tugrik")
+    return lines
 
 
 def describe(b: Dict[str, Any], a: Dict[str, Any], p: int, move: int) -> str:
