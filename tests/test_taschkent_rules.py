@@ -1196,6 +1196,21 @@ def test_the_end_of_the_game_reads_as_a_player_expects():
     assert "  1. P1: 12 card points,   4 Tugrik" in text
 
 
+def test_the_final_count_of_the_render_ranks_as_the_game_does():
+    import random
+    for n in (2, 3, 4):
+        for seed in range(1, 9):
+            g, rng = Taschkent(n, seed), random.Random(seed)
+            while not g.is_terminal():
+                g.apply(rng.choice(g.legal_moves()))
+            rows = [line for line in g.render(viewer=seed % n).splitlines()
+                    if re.match(r"  \d+\. P\d", line)]
+            places = {int(r.split("P")[1].split(":")[0]): int(r.split(".")[0]) for r in rows}
+            assert [places[p] for p in range(n)] == g.ranking()
+            out = {int(r.split("P")[1].split(":")[0]) for r in rows if "out: the poorest" in r}
+            assert out == set(g.eliminated_players())
+
+
 def test_the_game_over_line_tells_the_count_who_is_out_and_who_wins():
     d = fresh(3)
     for p, t in enumerate([6, 2, 5]):
