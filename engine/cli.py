@@ -6,7 +6,7 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from engine.registry import GAMES, all_options, game_info
+from engine.registry import GAMES, all_options, game_info, new_game
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
 from search.config import DEFAULT_SCORE_WEIGHT, SearchConfig
@@ -159,6 +159,7 @@ def cmd_match(args: argparse.Namespace, out) -> int:
         raise ValueError(f"seed must be non-negative, not {args.seed}")
     specs = resolve_seats(args.game, args.players, args.agents)
     options = game_options(info, args)
+    new_game(info.name, len(specs), args.seed, **options)   # bad options: refused before any output
     if args.workers < 1:
         raise ValueError("--workers must be at least 1")
     if args.address:
@@ -232,7 +233,7 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
 
 def _hint_position(info, args: argparse.Namespace):
     """The position `caravan hint` is asked about: a seat's view, or a deal and its moves."""
-    from engine.registry import from_view, new_game
+    from engine.registry import from_view
     from engine.validation import parse_json
 
     if args.view is not None:
@@ -316,9 +317,12 @@ def _arena_runner(args, game: str, players: int, options: dict):
 
 
 def cmd_games(out) -> int:
+    """Each game: its name, title, player counts (default) and the options it takes."""
     for info in GAMES.values():
-        print(f"{info.name:<10} {info.title:<14} {info.min_players}-{info.max_players} players",
-              file=out)
+        print(f"{info.name:<10} {info.title:<14} {info.min_players}-{info.max_players} players "
+              f"(default {info.default_players})", file=out)
+        for key, help_text in info.options.items():
+            print(f"    --{key}: {help_text}", file=out)
     return 0
 
 

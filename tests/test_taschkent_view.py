@@ -388,8 +388,6 @@ def caravan(*args):
                           text=True, timeout=300, cwd=tempfile.gettempdir())
 
 
-@pytest.mark.xfail(strict=True, reason="`caravan games` (engine/cli.py cmd_games, not a "
-                   "Taschkent file) prints no game's options yet: remove this mark when it does")
 def test_caravan_games_lists_the_options():
     r = caravan("games")
     assert r.returncode == 0
@@ -410,6 +408,7 @@ def test_caravan_match_takes_the_options_and_refuses_bad_ones_with_one_line():
         r = caravan("match", "taschkent", "--agents", ",".join(["random"] * int(args[1])), *args)
         assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
         assert r.stderr.startswith("caravan: error: " + message), r.stderr
+        assert r.stdout == "", "a refused option is refused before anything is printed"
 
 
 def test_the_documented_example_is_a_valid_view():
