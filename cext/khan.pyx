@@ -121,14 +121,9 @@ cdef enum:
 
 # A steal's argument (MV_USE, MV_STEAL) packs the victim's seat and the tier taken (TIER_RANDOM
 # from the Sable Nation). cpdef: the Python half's notation reads it too.
-cpdef inline int steal_arg(int victim, int tier) noexcept nogil:
-    return victim * 4 + tier
-
-cpdef inline int steal_victim(int arg) noexcept nogil:
-    return arg >> 2
-
-cpdef inline int steal_tier(int arg) noexcept nogil:
-    return arg & 3
+cpdef inline int steal_arg(int victim, int tier) noexcept nogil: return victim * 4 + tier
+cpdef inline int steal_victim(int arg) noexcept nogil: return arg >> 2
+cpdef inline int steal_tier(int arg) noexcept nogil: return arg & 3
 
 if MOST_MOVES > GEN_BOUND or <int>GEN_BOUND > <int>MAX_MOVES:
     raise ImportError("a Khan of Khans position can have more moves than a move buffer holds")

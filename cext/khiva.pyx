@@ -57,11 +57,8 @@ TEAPOT_VALUES[:] = PY_TEAPOTS
 cdef int SALT_VALUES[N_SALT]
 SALT_VALUES[:] = PY_SALT
 
-cdef inline int card_value(int card) noexcept nogil:
-    return card % 5 + 1
-
-cdef inline int carpet_value(int carpet) noexcept nogil:
-    return carpet % 3 + 3
+cdef inline int card_value(int card) noexcept nogil: return card % 5 + 1
+cdef inline int carpet_value(int carpet) noexcept nogil: return carpet % 3 + 3
 
 # ---------------------------------------------------------------- the track
 # Position 0 is the Khiva space; player p's path holds positions 1 + 5p .. 5 + 5p for shop 1..4
@@ -73,12 +70,8 @@ cpdef enum:
 cdef inline int path_pos(int player, int space) noexcept nogil:
     return 1 + player * PATH_LEN + space - 1
 
-cdef inline int pos_path(int pos) noexcept nogil:
-    return (pos - 1) // PATH_LEN
-
-cdef inline int pos_space(int pos) noexcept nogil:
-    return (pos - 1) % PATH_LEN + 1
-
+cdef inline int pos_path(int pos) noexcept nogil: return (pos - 1) // PATH_LEN
+cdef inline int pos_space(int pos) noexcept nogil: return (pos - 1) % PATH_LEN + 1
 cdef inline int step_toward(int pos, int player) noexcept nogil:
     if pos == KHIVA:
         return path_pos(player, 1)
@@ -192,17 +185,10 @@ cpdef enum:
 cdef inline int choice_arg(int play1, int play2, int give1, int give2) noexcept nogil:
     return (play1 << 15) | (play2 << 10) | (give1 << 5) | give2
 
-cdef inline int choice_play1(int arg) noexcept nogil:
-    return (arg >> 15) & 31
-
-cdef inline int choice_play2(int arg) noexcept nogil:
-    return (arg >> 10) & 31
-
-cdef inline int choice_give1(int arg) noexcept nogil:
-    return (arg >> 5) & 31
-
-cdef inline int choice_give2(int arg) noexcept nogil:
-    return arg & 31
+cdef inline int choice_play1(int arg) noexcept nogil: return (arg >> 15) & 31
+cdef inline int choice_play2(int arg) noexcept nogil: return (arg >> 10) & 31
+cdef inline int choice_give1(int arg) noexcept nogil: return (arg >> 5) & 31
+cdef inline int choice_give2(int arg) noexcept nogil: return arg & 31
 
 def choice_cards(int arg) -> tuple:
     """The (play1, play2, give1, give2) card fields of a CHOOSE argument (NONE if unused)."""

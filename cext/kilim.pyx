@@ -173,51 +173,26 @@ cpdef enum:
 cpdef inline int place_arg(int r, int c, int d, int flip) noexcept nogil:
     return (r << 9) | (c << 2) | (d << 1) | flip
 
-cpdef inline int place_row(int x) noexcept nogil:
-    return (x >> 9) & 127
-
-cpdef inline int place_col(int x) noexcept nogil:
-    return (x >> 2) & 127
-
-cpdef inline int place_dir(int x) noexcept nogil:
-    return (x >> 1) & 1
-
-cpdef inline int place_flip(int x) noexcept nogil:
-    return x & 1
+cpdef inline int place_row(int x) noexcept nogil: return (x >> 9) & 127
+cpdef inline int place_col(int x) noexcept nogil: return (x >> 2) & 127
+cpdef inline int place_dir(int x) noexcept nogil: return (x >> 1) & 1
+cpdef inline int place_flip(int x) noexcept nogil: return x & 1
 
 # A woven domino (Rotate, Remove, Move): its anchor, the top or left cell and the direction.
-cpdef inline int anchor_of(int r, int c, int d) noexcept nogil:
-    return (r << 8) | (c << 1) | d
-
-cpdef inline int anchor_row(int anchor) noexcept nogil:
-    return anchor >> 8
-
-cpdef inline int anchor_col(int anchor) noexcept nogil:
-    return (anchor >> 1) & 127
-
-cpdef inline int anchor_dir(int anchor) noexcept nogil:
-    return anchor & 1
+cpdef inline int anchor_of(int r, int c, int d) noexcept nogil: return (r << 8) | (c << 1) | d
+cpdef inline int anchor_row(int anchor) noexcept nogil: return anchor >> 8
+cpdef inline int anchor_col(int anchor) noexcept nogil: return (anchor >> 1) & 127
+cpdef inline int anchor_dir(int anchor) noexcept nogil: return anchor & 1
 
 # A rotation: the domino's anchor and one of its rotate_options.
-cpdef inline int rotate_arg(int anchor, int option) noexcept nogil:
-    return (anchor << 4) | option
-
-cpdef inline int rotate_anchor(int x) noexcept nogil:
-    return x >> 4
-
-cpdef inline int rotate_option(int x) noexcept nogil:
-    return x & 15
+cpdef inline int rotate_arg(int anchor, int option) noexcept nogil: return (anchor << 4) | option
+cpdef inline int rotate_anchor(int x) noexcept nogil: return x >> 4
+cpdef inline int rotate_option(int x) noexcept nogil: return x & 15
 
 # A cell for a scrap.
-cpdef inline int cell_arg(int r, int c) noexcept nogil:
-    return (r << 7) | c
-
-cpdef inline int cell_row(int x) noexcept nogil:
-    return x >> 7
-
-cpdef inline int cell_col(int x) noexcept nogil:
-    return x & 127
-
+cpdef inline int cell_arg(int r, int c) noexcept nogil: return (r << 7) | c
+cpdef inline int cell_row(int x) noexcept nogil: return x >> 7
+cpdef inline int cell_col(int x) noexcept nogil: return x & 127
 cdef inline int moves_of_bits(int* buf, int kind, uint32_t bits) noexcept nogil:
     """A move of `kind` for each bit set in `bits`, the bit its argument, ascending; their number."""
     cdef int n = 0
@@ -367,12 +342,8 @@ cdef inline void set_code(Kil* k, int r, int c, int code) noexcept nogil:
     if code >= 0:
         grid(k, code)[r] |= b
 
-cdef inline int other_r(int r, int d) noexcept nogil:
-    return r + d
-
-cdef inline int other_c(int c, int d) noexcept nogil:
-    return c + 1 - d
-
+cdef inline int other_r(int r, int d) noexcept nogil: return r + d
+cdef inline int other_c(int c, int d) noexcept nogil: return c + 1 - d
 cdef inline int dom_a(int dom) noexcept nogil:
     if dom < N_REGULAR:
         return PAIR_A[dom % GROUP_SIZE]

@@ -221,72 +221,40 @@ if <int>MOST_MOVES > <int>GEN_MOVES_CAP or <int>GEN_MOVES_CAP > <int>MAX_MOVES:
 # MV_CAMEL, MV_CAMCARD: the cameleer to field `field`; option 0 performs the field's action,
 # link_option() lays a trade connection instead (fields 1 and 2), hut_option() places the
 # Kalmyk's neutral hut (field 8).
-cpdef inline int camel_arg(int field, int option) noexcept nogil:
-    return field * 32 + option
+cpdef inline int camel_arg(int field, int option) noexcept nogil: return field * 32 + option
+cpdef inline int camel_field(int arg) noexcept nogil: return arg >> 5
+cpdef inline int camel_option(int arg) noexcept nogil: return arg & 31
 
-cpdef inline int camel_field(int arg) noexcept nogil:
-    return arg >> 5
+cpdef inline int link_option(int stick, int border) noexcept nogil: return 1 + stick * 10 + border
+cpdef inline int link_stick(int option) noexcept nogil: return (option - 1) // 10
+cpdef inline int link_border(int option) noexcept nogil: return (option - 1) % 10
 
-cpdef inline int camel_option(int arg) noexcept nogil:
-    return arg & 31
-
-cpdef inline int link_option(int stick, int border) noexcept nogil:
-    return 1 + stick * 10 + border
-
-cpdef inline int link_stick(int option) noexcept nogil:
-    return (option - 1) // 10
-
-cpdef inline int link_border(int option) noexcept nogil:
-    return (option - 1) % 10
-
-cpdef inline int hut_option(int region) noexcept nogil:
-    return 1 + region
-
-cpdef inline int hut_option_region(int option) noexcept nogil:
-    return option - 1
+cpdef inline int hut_option(int region) noexcept nogil: return 1 + region
+cpdef inline int hut_option_region(int option) noexcept nogil: return option - 1
 
 # MV_REMOVAL: a trading post from region `src`; MV_CARAVAN: hut `src`; to region `dest`
-cpdef inline int reloc_arg(int src, int dest) noexcept nogil:
-    return src * 8 + dest
-
-cpdef inline int reloc_src(int arg) noexcept nogil:
-    return arg >> 3
-
-cpdef inline int reloc_dest(int arg) noexcept nogil:
-    return arg & 7
+cpdef inline int reloc_arg(int src, int dest) noexcept nogil: return src * 8 + dest
+cpdef inline int reloc_src(int arg) noexcept nogil: return arg >> 3
+cpdef inline int reloc_dest(int arg) noexcept nogil: return arg & 7
 
 # MV_SHORT_B: good `good` off hut `hut`, and one good off camel `camel`
 cpdef inline int shortage_arg(int hut, int good, int camel) noexcept nogil:
     return (hut * 3 + good) * 4 + camel
 
-cpdef inline int shortage_hut(int arg) noexcept nogil:
-    return (arg >> 2) // 3
-
-cpdef inline int shortage_good(int arg) noexcept nogil:
-    return (arg >> 2) % 3
-
-cpdef inline int shortage_camel(int arg) noexcept nogil:
-    return arg & 3
+cpdef inline int shortage_hut(int arg) noexcept nogil: return (arg >> 2) // 3
+cpdef inline int shortage_good(int arg) noexcept nogil: return (arg >> 2) % 3
+cpdef inline int shortage_camel(int arg) noexcept nogil: return arg & 3
 
 # MV_SELL: good `good` sold into region `target`, onto hut `hut`, for trading cards (cards 1)
 # or Tugrik, keeping the trading post (keep 1) or not
 cpdef inline int sale_arg(int target, int good, int hut, int cards, int keep) noexcept nogil:
     return target * 512 + good * 128 + hut * 4 + cards * 2 + keep
 
-cpdef inline int sale_target(int arg) noexcept nogil:
-    return arg >> 9
-
-cpdef inline int sale_good(int arg) noexcept nogil:
-    return (arg >> 7) & 3
-
-cpdef inline int sale_hut(int arg) noexcept nogil:
-    return (arg >> 2) & 31
-
-cpdef inline int sale_cards(int arg) noexcept nogil:
-    return (arg >> 1) & 1
-
-cpdef inline int sale_keep(int arg) noexcept nogil:
-    return arg & 1
+cpdef inline int sale_target(int arg) noexcept nogil: return arg >> 9
+cpdef inline int sale_good(int arg) noexcept nogil: return (arg >> 7) & 3
+cpdef inline int sale_hut(int arg) noexcept nogil: return (arg >> 2) & 31
+cpdef inline int sale_cards(int arg) noexcept nogil: return (arg >> 1) & 1
+cpdef inline int sale_keep(int arg) noexcept nogil: return arg & 1
 
 # ================================================================ state
 cdef struct TaschkentState:
