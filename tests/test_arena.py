@@ -274,11 +274,17 @@ def test_ladder_budgets_on_a_log_axis_only_where_they_grow_geometrically(tmp_pat
     assert (tmp_path / "ladder.png").stat().st_size > 1000
 
 
+def _as_at_a_terminal():
+    """Ctrl-C as a person at a terminal sends it: a test run started in the background (as CI
+    may be) inherits SIGINT ignored, and Python then never turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_cleanly_and_reports():
     p = subprocess.Popen([sys.executable, "-m", "engine.cli", "arena", "khiva", "--players", "2",
                           "--agents", "ismcts:iterations=300,random", "--games", "400"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         cwd=tempfile.gettempdir())
+                         cwd=tempfile.gettempdir(), preexec_fn=_as_at_a_terminal)
     time.sleep(4)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)

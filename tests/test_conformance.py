@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, Tuple
+from typing import Any, Callable, Dict, FrozenSet
 
 import pytest
 
@@ -24,7 +24,7 @@ from cext import khan as khan_core
 from cext import khiva as khiva_core
 from cext import kilim as kilim_core
 from cext import taschkent as taschkent_core
-from engine.conformance import CHECKS, MAX_MOVES, ConformanceReport, check_game
+from engine.conformance import MAX_MOVES, ConformanceReport, check_game
 from engine.registry import GAMES
 from game_support import advance, stats_of
 from search import search
@@ -121,18 +121,8 @@ SPECS: Dict[str, Spec] = {
 DEFAULT = Spec(games=10, every=10, bound=MAX_MOVES, on_end=lambda g: None,
                shortest=lambda n: 1, kinds=frozenset(), deep_phases=frozenset())
 
-# Checks a game fails today (found by this suite), left out of its run. Each is asserted to
-# fail still (a strict xfail below): fixed, the entry must go.
-KNOWN_FAILURES: Dict[Tuple[str, str], str] = {
-}
-
-
 def spec_of(game: str) -> Spec:
     return SPECS.get(game, DEFAULT)
-
-
-def skipped(game: str):
-    return sorted(check for g, check in KNOWN_FAILURES if g == game)
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,7 +131,7 @@ def report_of(game: str, players: int) -> ConformanceReport:
     return check_game(GAMES[game].cls, players, games=GAMES_PER_COUNT or spec.games,
                       deep_games=min(DEEP_GAMES, GAMES_PER_COUNT or spec.games),
                       every=spec.every, move_bound=spec.bound, on_end=spec.on_end,
-                      public_moves=spec.public_moves, skip=skipped(game))
+                      public_moves=spec.public_moves)
 
 
 COUNTS = [(game, n) for game in sorted(GAMES)
@@ -171,14 +161,6 @@ def test_the_runs_cover_every_kind_of_move_and_every_phase(game):
     assert spec.kinds <= set(merged.move_kinds), spec.kinds - set(merged.move_kinds)
     assert spec.deep_phases <= set(merged.deep_phases), spec.deep_phases - set(merged.deep_phases)
     spec.covered(merged, reports)
-
-
-@pytest.mark.parametrize("game,check", sorted(KNOWN_FAILURES), ids=[f"{g}-{c}" for g, c in sorted(KNOWN_FAILURES)])
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a known failure (KNOWN_FAILURES)")
-def test_a_known_failure_still_fails(game, check):
-    spec, info = spec_of(game), GAMES[game]
-    check_game(info.cls, games=spec.games, every=spec.every, move_bound=spec.bound,
-               skip=[c for c in CHECKS if c != check])
 
 
 def test_the_suite_names_the_game_count_seed_and_ply_of_a_failure():
