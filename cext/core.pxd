@@ -99,6 +99,8 @@ cdef class GameCore:
         # per-player reward in [0, 1] at the end (the win share, from rank_key): the base's
     cdef void get_scores(self, double* out) noexcept
         # per-player score() now: the base's
+    cdef void get_outcome(self, double* rewards, double* scores) noexcept
+        # both at once, tallying once (scores may be NULL): what a playout's end needs
     cdef uint64_t node_key(self, int player, int observer, int mode) noexcept
         # information-set key for `player` deciding, in a search for `observer` (KEY_SO / KEY_MO)
     cdef void resample(self, int observer, Rng* rng) noexcept

@@ -102,18 +102,23 @@ cdef class GameCore:
         return self.score(p)
 
     cdef void get_rewards(self, double* out) noexcept:
-        cdef long long keys[MAX_PLAYERS]
-        cdef int p
-        self.tally()
-        for p in range(self.n_players):
-            keys[p] = self.rank_key(p)
-        win_shares(keys, self.n_players, out)
+        self.get_outcome(out, NULL)
 
     cdef void get_scores(self, double* out) noexcept:
         cdef int p
         self.tally()
         for p in range(self.n_players):
             out[p] = self.score(p)
+
+    cdef void get_outcome(self, double* rewards, double* scores) noexcept:
+        cdef long long keys[MAX_PLAYERS]
+        cdef int p
+        self.tally()
+        for p in range(self.n_players):
+            keys[p] = self.rank_key(p)
+            if scores != NULL:
+                scores[p] = self.score(p)
+        win_shares(keys, self.n_players, rewards)
 
     cdef uint64_t node_key(self, int player, int observer, int mode) noexcept:
         cdef StateHead* head = <StateHead*>self.raw_state()

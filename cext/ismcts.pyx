@@ -100,8 +100,7 @@ def score_margins(GameCore final not None) -> list:
     cdef double reward[MAX_PLAYERS]
     cdef double scores[MAX_PLAYERS]
     cdef double margin[MAX_PLAYERS]
-    final.get_rewards(reward)
-    final.get_scores(scores)
+    final.get_outcome(reward, scores)
     outcome_margins(final.n_players, scores, reward, margin)
     return [margin[p] for p in range(final.n_players)]
 
@@ -397,9 +396,7 @@ cdef class Tree:
             st.do_move(st.playout_move(&self.rng))
             played += 1
         self.playout_moves += played
-        st.get_rewards(reward)
-        if self.score_weight > 0.0 or self.track_scores:
-            st.get_scores(scores)
+        st.get_outcome(reward, scores if self.score_weight > 0.0 or self.track_scores else NULL)
         if self.track_scores and depth > 0 and self.path_player[0] == self.player:
             d = self.root_index(self.path_move[0])
             if d >= 0:
