@@ -140,6 +140,7 @@ cdef class Tree:
     cdef bint track_scores
     cdef readonly bint resample               # determinize the root each iteration (ISMCTS)
     cdef readonly double score_weight         # share of the reward that is the score margin
+    cdef readonly bint policy_playouts        # playouts follow the game's policy, else random
     cdef double margin_abs_sum                # |searcher's margin| summed: the margin's scale
     cdef public bint stop_requested          # set from another thread: run() returns soon
 
@@ -150,7 +151,7 @@ cdef class Tree:
 
     def __init__(self, GameCore root not None, int player, seed, double c=0.7, str mode not None="so",
                  int max_nodes=200000, bint track_scores=True, bint resample=True,
-                 double score_weight=0.0):
+                 double score_weight=0.0, bint policy_playouts=True):
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")
         if root.current() != player:
@@ -174,6 +175,7 @@ cdef class Tree:
         if not 0.0 <= score_weight <= 1.0:
             raise ValueError(f"score_weight must be between 0 and 1, not {score_weight}")
         self.score_weight = score_weight
+        self.policy_playouts = policy_playouts
         self.margin_abs_sum = 0.0
         self.c = c
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
@@ -393,7 +395,10 @@ cdef class Tree:
             if played == MAX_PLAYOUT_MOVES:
                 self.cut_playouts += 1
                 break
-            st.do_move(st.playout_move(&self.rng))
+            if self.policy_playouts:
+                st.do_move(st.playout_move(&self.rng))
+            else:
+                st.do_move(st.random_move(&self.rng))
             played += 1
         self.playout_moves += played
         st.get_outcome(reward, scores if self.score_weight > 0.0 or self.track_scores else NULL)

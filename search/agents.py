@@ -116,10 +116,11 @@ class IsmctsAgent(SearchingAgent):
 
     def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0,
                  c: float = DEFAULT_C, mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES,
-                 workers: int = 1, score_weight: float = DEFAULT_SCORE_WEIGHT) -> None:
+                 workers: int = 1, score_weight: float = DEFAULT_SCORE_WEIGHT,
+                 playout: str = "policy") -> None:
         super().__init__(seed, iterations, time,
                          SearchConfig(c=c, mode=mode, max_nodes=max_nodes,
-                                      score_weight=score_weight))
+                                      score_weight=score_weight, playout=playout))
         self.workers = workers
 
     def search_move(self, state: GameCore, seed: int) -> int:
@@ -130,8 +131,9 @@ class IsmctsAgent(SearchingAgent):
         workers = f",workers={self.workers}" if self.workers > 1 else ""
         weight = "" if self.config.score_weight == DEFAULT_SCORE_WEIGHT \
             else f",score_weight={self.config.score_weight}"
+        playout = "" if self.config.playout == "policy" else f",playout={self.config.playout}"
         return (f"ismcts:{self.budget_text()},c={self.config.c},mode={self.config.mode}"
-                f"{weight}{workers}")
+                f"{weight}{playout}{workers}")
 
 
 class PimcAgent(SearchingAgent):
@@ -474,6 +476,8 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
     "score_weight": _Option(float, lambda v: 0 <= v <= 1,
                             "a number between 0 and 1 (the share of the reward that is the "
                             "score margin)"),
+    "playout": _Option(str, lambda v: v in ("policy", "random"),
+                       "policy or random (the game's playout policy, or uniformly random)"),
     "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 1024,
                        "an integer between 1 and 1024 (more than 1 searches on Ray)"),
 }

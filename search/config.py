@@ -25,6 +25,7 @@ DEFAULT_MAX_NODES = 200_000
 # "Score weight").
 DEFAULT_SCORE_WEIGHT = 0.5
 MODES = ("so", "mo", "full")
+PLAYOUTS = ("policy", "random")
 MOST_NODES = 50_000_000
 
 
@@ -67,7 +68,15 @@ class SearchConfig:
     searches the root state exactly as it is: only for a state that is already such a
     sample, or to cheat on purpose."""
 
+    playout: str = "policy"
+    """How a playout picks its moves once it leaves the tree. ``"policy"``: the game's own
+    cheap playout policy (in C, using only the sampled state and the search's random
+    generator; a game without one plays uniformly at random); ``"random"``: uniformly random
+    legal moves, for measuring what a policy gains."""
+
     def __post_init__(self) -> None:
+        if self.playout not in PLAYOUTS:
+            raise ValueError(f"unknown playout {self.playout!r}: use 'policy' or 'random'")
         if not _is_number(self.c) or not self.c >= 0.0:
             raise ValueError(f"exploration constant must be >= 0, not {self.c!r}")
         if self.mode not in MODES:
