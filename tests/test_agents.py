@@ -60,7 +60,7 @@ SAMPLE_VALUES = {
     "iterations": ["1", "250", "2000", " 7 "], "time": ["0.5", "2", "1e-3", "86400", ".25"],
     "c": ["0", "0.7", "1.4142135623730951", "100"], "mode": ["so", "mo", " mo"],
     "max_nodes": ["1", "200000"], "workers": ["1", "4"], "score_weight": ["0", "0.5", "1"],
-    "worlds": ["1", "10"], "timeout": ["2", "0.25", "60", "3600.5"],
+    "worlds": ["1", "10"], "playout": ["policy", "random", " random"], "timeout": ["2", "0.25", "60", "3600.5"],
 }
 PROGRAMS = ["caravan uci", f"{shlex.quote(sys.executable)} -m engine.cli uci",
             "/opt/My Engines/x", "'/opt/My Engines/x' --fast", "env A=1 engine",
