@@ -37,6 +37,38 @@ def move_arg(int move) -> int:
 KEY_MODES = {"so": KEY_SO, "mo": KEY_MO}
 
 
+cdef str _missing_method = None
+
+
+cdef void _missing(str method) noexcept:
+    """A required cdef method of the contract was reached in the base: remember which."""
+    global _missing_method
+    if _missing_method is None:
+        _missing_method = method
+
+
+def check_contract(cls) -> None:
+    """ImportError unless `cls` (a GameCore subclass) implements every cdef method the search
+    needs (core.pxd): deals a game, plays it out at random, scores it and determinizes each
+    step for the player to move. The registry runs it on every game it loads."""
+    global _missing_method
+    _missing_method = None
+    cdef GameCore g = cls()
+    cdef Rng rng
+    cdef double out[MAX_PLAYERS]
+    cdef int steps = 0
+    rng_seed(&rng, 1)
+    while g.current() >= 0 and steps < 100000 and _missing_method is None:
+        g.resample(g.current(), &rng)
+        g.do_move(g.random_move(&rng))
+        steps += 1
+    g.get_scores(out)
+    if _missing_method is not None:
+        name, _missing_method = _missing_method, None
+        raise ImportError(f"{cls.__name__} does not implement {name}(), which every game "
+                          "must (cext/core.pxd, the game-module contract)")
+
+
 class IllegalMoveError(ValueError):
     """A move that is not legal in the position (or is no move at all); the state is unchanged."""
 
@@ -71,10 +103,15 @@ cdef class GameCore:
         """The game's registry name."""
         return self.name
 
+    # The methods every game must implement. The base's versions only record that they were
+    # reached (check_contract turns that into an ImportError when the registry loads the
+    # game), so a game that lacks one never plays on with a silent zero.
     cdef int current(self) noexcept:
+        _missing("current")
         return -1
 
     cdef int gen_moves(self, int* buf) noexcept:
+        _missing("gen_moves")
         return 0
 
     cdef int random_move(self, Rng* rng) noexcept:
@@ -83,7 +120,7 @@ cdef class GameCore:
         return buf[rng_below(rng, n)]
 
     cdef void do_move(self, int move) noexcept:
-        pass
+        _missing("do_move")
 
     cdef void copy_to(self, GameCore dst) noexcept:
         # every game's whole state is its C struct: one copy serves them all
@@ -96,6 +133,7 @@ cdef class GameCore:
         pass
 
     cdef int score(self, int p) noexcept:
+        _missing("score")
         return 0
 
     cdef long long rank_key(self, int p) noexcept:
@@ -127,7 +165,7 @@ cdef class GameCore:
         return ih_key(&head.ih, player, observer, mode)
 
     cdef void resample(self, int observer, Rng* rng) noexcept:
-        pass
+        _missing("resample")        # a game without it would search with the hidden cards seen
 
     cdef void set_tracking(self, bint on) noexcept:
         cdef StateHead* head = <StateHead*>self.raw_state()
@@ -139,13 +177,16 @@ cdef class GameCore:
 
     def __init__(self, players=None, seed=0):
         """A new game for `players` (the game's default if None) dealt from `seed`."""
+        if self.state == NULL:
+            raise TypeError(f"{type(self).__name__} is no game: deal one of the game "
+                            "classes (engine.new_game), which bind their state")
         self._start(self.default_players if players is None else players, seed)
         memset(self.state, 0, self.state_size)
         self.set_tracking(True)             # a game played from Python keeps its information
         self.set_up()
 
     cdef void set_up(self) noexcept:
-        pass
+        _missing("set_up")
 
     cdef void bind_state(self, void* state, size_t size) noexcept:
         """Called by each game's __cinit__ with its state struct: the base copies, pickles,
@@ -376,3 +417,35 @@ def stable_hash(obj) -> int:
 
     raw = json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
     return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+
+
+cdef struct _CountdownState:
+    StateHead head
+    int left
+
+
+cdef class _GameWithoutScore(GameCore):
+    """A game that lacks score(): the fixture that shows check_contract refuses such a game
+    (tests/test_game_api.py). One player counts down from 3; no one can tell who won."""
+    cdef _CountdownState s
+    min_players = 1
+    default_players = 1
+
+    def __cinit__(self):
+        self.bind_state(&self.s, sizeof(_CountdownState))
+
+    cdef void set_up(self) noexcept:
+        self.s.left = 3
+
+    cdef int current(self) noexcept:
+        return 0 if self.s.left > 0 else -1
+
+    cdef int gen_moves(self, int* buf) noexcept:
+        buf[0] = 0
+        return 1
+
+    cdef void do_move(self, int move) noexcept:
+        self.s.left -= 1
+
+    cdef void resample(self, int observer, Rng* rng) noexcept:
+        pass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Tuple, Type
 
-from cext.core import GameCore
+from cext.core import GameCore, check_contract
 from engine.games.khan import KhanOfKhans
 from engine.games.khiva import Khiva
 from engine.games.kilim import Kilim
@@ -40,8 +40,15 @@ class GameInfo:
                 f"not {players}")
 
 
-GAMES: Dict[str, GameInfo] = {cls.name: GameInfo.of(cls)
-                              for cls in (Khiva, KhanOfKhans, Kilim, Taschkent)}
+def _register(*classes: Type[GameCore]) -> Dict[str, GameInfo]:
+    """The registry of `classes`, each first checked against the game-module contract (an
+    ImportError names a required method a game lacks, instead of zeros at run time)."""
+    for cls in classes:
+        check_contract(cls)
+    return {cls.name: GameInfo.of(cls) for cls in classes}
+
+
+GAMES: Dict[str, GameInfo] = _register(Khiva, KhanOfKhans, Kilim, Taschkent)
 
 
 def game_info(name: str) -> GameInfo:

@@ -14,3 +14,20 @@ def test_bad_positions_are_view_errors_or_value_errors(bad):
             load(bad)
     with pytest.raises(ViewError):
         from_view({"game": "khiva"})
+
+
+def test_a_game_without_a_required_method_does_not_load():
+    """The contract's required methods have no silent default: the registry's check refuses
+    a core that lacks one (here score), naming it, and the shipped games all pass it."""
+    from cext.core import _GameWithoutScore, check_contract
+    from engine.registry import GAMES
+    with pytest.raises(ImportError, match=r"_GameWithoutScore does not implement score\(\)"):
+        check_contract(_GameWithoutScore)
+    for info in GAMES.values():
+        check_contract(info.cls)
+
+
+def test_the_base_type_is_no_game():
+    from cext.core import GameCore
+    with pytest.raises(TypeError, match="is no game"):
+        GameCore()
