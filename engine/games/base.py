@@ -51,6 +51,26 @@ class CheckedGame:
         """`move` in the game's notation (docs/views/<game>.md, Moves): its module's move_text."""
         return self.codec().move_text(move)
 
+    # ------------------------------------------------------------ numpy (engine.observation)
+    def observation_tensor(self, seat: int, kind: str = "observation") -> Any:
+        """The seat's observation tensor (kind "information_state": with what it learned), a
+        flat float32 numpy vector built from its view only; docs/ecosystem.md lists the fields."""
+        from engine.observation import tensor
+
+        return tensor(self, seat, kind)
+
+    def information_state_tensor(self, seat: int) -> Any:
+        """observation_tensor(seat, "information_state")."""
+        return self.observation_tensor(seat, "information_state")
+
+    @property
+    def action_ids(self) -> Any:
+        """The game's action ids (engine.observation.ActionMap): action_id(move), move(id),
+        legal_ids(state), mask(state)."""
+        from engine.observation import action_map
+
+        return action_map(self.name)
+
     @property
     def phase(self) -> str:
         """The phase, named as docs/views/<game>.md names it."""
