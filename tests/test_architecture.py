@@ -8,7 +8,8 @@ From the bottom:
      search.golden, search.heuristics, search.extras, the search package);
   4. agents and arena: what plays and measures with the search (search.agents,
      search.match, search.arena, search.arena_ray, search.stats, search.suggest);
-  5. front doors: engine.protocol, engine.cli, engine.play.
+  5. front doors: engine.protocol, engine.cli, engine.play, engine.openspiel_game,
+     engine.pettingzoo_env.
 A module may import its own layer and the layers below it, never one above; and no chain of
 imports between project modules comes back to where it started, not even within a layer.
 Lazy imports (inside functions) count as imports.
@@ -26,7 +27,8 @@ LAYERS = [
                 "search.golden", "search.heuristics", "search.extras"]),
     ("agents and arena", ["search.agents", "search.match", "search.arena", "search.arena_ray",
                           "search.stats", "search.suggest"]),
-    ("front doors", ["engine.protocol", "engine.cli", "engine.play"]),
+    ("front doors", ["engine.protocol", "engine.cli", "engine.play", "engine.openspiel_game",
+                     "engine.pettingzoo_env"]),
 ]
 
 
