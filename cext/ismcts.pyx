@@ -17,6 +17,7 @@ most a quarter empty; a block that outgrows its class moves to the next class an
 old place on that class's free list for the next node that grows into it. At the node cap the
 tree stops growing and the search keeps iterating.
 """
+cimport cython
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log, sqrt, fabs, tanh
@@ -68,6 +69,31 @@ cdef void _init_classes():
 _init_classes()
 
 
+# ---------------------------------------------------------------- log of small counts
+# UCB takes log(availability) of every candidate move of every node on the path. The counts
+# are small integers, so their logs come from a table filled with the same libm log: the same
+# doubles, without a libm call per move (a third of the selection's instructions).
+cdef enum:
+    LOG_TABLE_SIZE = 1 << 16
+
+cdef double LOG_TABLE[LOG_TABLE_SIZE]
+
+cdef void _init_logs():
+    cdef int i
+    LOG_TABLE[0] = log(0.0)
+    for i in range(1, LOG_TABLE_SIZE):
+        LOG_TABLE[i] = log(<double>i)
+
+_init_logs()
+
+
+cdef inline double log_count(uint32_t a) noexcept nogil:
+    """log(a), exactly as libm's log computes it."""
+    if a < LOG_TABLE_SIZE:
+        return LOG_TABLE[a]
+    return log(<double>a)
+
+
 cdef double now_seconds() noexcept nogil:
     cdef timespec t
     clock_gettime(CLOCK_MONOTONIC, &t)
@@ -105,6 +131,26 @@ def score_margins(GameCore final not None) -> list:
     return [margin[p] for p in range(final.n_players)]
 
 
+cdef inline int gallop(Edge* E, int lo, int ne, int m) noexcept nogil:
+    """The first index at or after lo whose move is >= m, given E[lo].move < m (ascending
+    moves): exponential steps, then a binary search, so a long run of edges that no legal
+    move matches costs its logarithm."""
+    cdef int step = 1, hi = lo + 1, mid
+    while hi < ne and E[hi].move < m:
+        lo = hi
+        step <<= 1
+        hi = lo + step
+    if hi > ne:
+        hi = ne
+    while hi - lo > 1:                        # E[lo].move < m; hi == ne or E[hi].move >= m
+        mid = (lo + hi) >> 1
+        if E[mid].move < m:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 cdef class Tree:
     """The search tree and loop for one root position and one searching player."""
     cdef GameCore root
@@ -133,6 +179,11 @@ cdef class Tree:
     cdef int path_node[MAX_DEPTH]
     cdef int path_move[MAX_DEPTH]
     cdef int path_player[MAX_DEPTH]
+    cdef int path_edge[MAX_DEPTH]            # index of the path's move statistic in its block
+    cdef int sel_edge, sel_index             # select's choice: edge index, index in the moves
+    cdef int edge_at[MAX_MOVES]              # select: each legal move's edge index, or -1
+    cdef uint64_t root_key                   # the searcher's node key at the root
+    cdef bint root_key_fixed                 # the same in every determinization (not full keys)
     cdef int n_root_moves
     cdef int root_moves[MAX_MOVES]           # the searcher's legal moves at the root, ascending
     cdef double root_score_sum[MAX_MOVES]    # the searcher's final score summed per root move
@@ -172,6 +223,8 @@ cdef class Tree:
         self.player = player
         self.mode = {"so": KEY_SO, "mo": KEY_MO, "full": KEY_FULL}[mode]
         self.resample = resample
+        self.root_key = self.root.node_key(player, player, self.mode)
+        self.root_key_fixed = not (resample and self.mode == KEY_FULL)
         if not 0.0 <= score_weight <= 1.0:
             raise ValueError(f"score_weight must be between 0 and 1, not {score_weight}")
         self.score_weight = score_weight
@@ -200,6 +253,7 @@ cdef class Tree:
         free(self.edges)
 
     # ------------------------------------------------------------ nodes and edges
+    @cython.final
     cdef int find_node(self, uint64_t key) noexcept:
         cdef uint64_t i = mix64(key) & self.table_mask
         cdef uint32_t e
@@ -211,6 +265,7 @@ cdef class Tree:
                 return e - 1
             i = (i + 1) & self.table_mask
 
+    @cython.final
     cdef int add_node(self, uint64_t key) noexcept:
         if self.n_nodes >= self.max_nodes:
             self.full = True
@@ -228,6 +283,7 @@ cdef class Tree:
         nd.visits = 0
         return ni
 
+    @cython.final
     cdef bint reserve(self, int64_t extra) noexcept:
         """Make room for `extra` more edges in the pool; False at the memory cap."""
         cdef int64_t need = self.n_edges_used + extra
@@ -248,6 +304,7 @@ cdef class Tree:
         self.edge_capacity = cap
         return True
 
+    @cython.final
     cdef int64_t alloc_block(self, int cls) noexcept:
         """A block of size class `cls`: a freed one, else fresh from the pool."""
         cdef int64_t b = self.free_head[cls]
@@ -261,12 +318,14 @@ cdef class Tree:
         self.n_edges_used += CLASS_SIZE[cls]
         return b
 
+    @cython.final
     cdef void free_block(self, int64_t b, int cls) noexcept:
         self.edges[b].visits = <uint32_t>(self.free_head[cls] & 0xFFFFFFFF)
         self.edges[b].avail = <uint32_t>(self.free_head[cls] >> 32)
         self.free_head[cls] = b
         self.free_slots += CLASS_SIZE[cls]
 
+    @cython.final
     cdef int insert_edge(self, int ni, int move) noexcept:
         """Add `move` to node ni's sorted block, moving to a larger class when full; its index
         or -1 when memory is exhausted."""
@@ -303,6 +362,7 @@ cdef class Tree:
         nd.n_edges = n + 1
         return j
 
+    @cython.final
     cdef Edge* find_edge(self, int ni, int move) noexcept:
         cdef Node* nd = &self.nodes[ni]
         if nd.n_edges == 0:
@@ -320,43 +380,66 @@ cdef class Tree:
         return NULL
 
     # ------------------------------------------------------------ selection
+    @cython.final
     cdef int select(self, int ni, int* moves, int n) noexcept:
-        """Count availability of the legal moves; pick an untried one at random, else by UCB."""
+        """Count availability of the legal moves; pick an untried one at random, else by UCB.
+
+        The legal moves and the node's edges are both ascending: one merge, galloping over
+        the edges no legal move matches (an opponent's node keyed by what the searcher knows
+        collects the moves of every hand it may hold, many more than are legal in one
+        world). Leaves the chosen edge's index in the block in self.sel_edge (-1 if memory
+        ran out) and the chosen move's index in `moves` in self.sel_index.
+        """
         cdef Node* nd = &self.nodes[ni]
         cdef int ne = nd.n_edges
         cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
-        cdef int i, j = 0, m, untried = 0, chosen = -1
+        cdef int* at = self.edge_at
+        cdef int i, j = 0, k, m, untried = 0, chosen, chosen_i = 0, chosen_edge
         cdef double best = -1e300, v
+        # 1. count availability; an untried move (no statistic, or one never visited) is
+        # drawn uniformly by reservoir sampling, one draw per untried move in move order
         for i in range(n):
             m = moves[i]
-            while j < ne and E[j].move < m:
-                j += 1
+            if j < ne and E[j].move < m:
+                j = gallop(E, j, ne, m)
             if j < ne and E[j].move == m:
                 E[j].avail += 1
+                at[i] = j
                 if E[j].visits == 0:
                     untried += 1
                     if rng_below(&self.rng, untried) == 0:
-                        chosen = m
-                elif untried == 0:
-                    v = E[j].reward_sum / E[j].visits + \
-                        self.c * sqrt(log(<double>E[j].avail) / E[j].visits)
-                    if v > best:
-                        best = v
-                        chosen = m
+                        chosen_i = i
+                j += 1                        # the next legal move is larger
             else:
+                at[i] = -1
                 untried += 1
                 if rng_below(&self.rng, untried) == 0:
-                    chosen = m
-        if untried > 0 and self.find_edge(ni, chosen) == NULL:
-            j = self.insert_edge(ni, chosen)
-            if j >= 0:
-                self.edges[self.nodes[ni].first + j].avail = 1
+                    chosen_i = i
+        # 2. every legal move tried: UCB (the first best in move order wins ties)
+        if untried == 0:
+            for i in range(n):
+                k = at[i]
+                v = E[k].reward_sum / E[k].visits + \
+                    self.c * sqrt(log_count(E[k].avail) / E[k].visits)
+                if v > best:
+                    best = v
+                    chosen_i = i
+        chosen = moves[chosen_i]
+        chosen_edge = at[chosen_i]
+        if chosen_edge < 0:                   # untried and no statistic yet: add one
+            chosen_edge = self.insert_edge(ni, chosen)
+            if chosen_edge >= 0:
+                self.edges[self.nodes[ni].first + chosen_edge].avail = 1
+        self.sel_edge = chosen_edge
+        self.sel_index = chosen_i
         return chosen
 
     # ------------------------------------------------------------ one iteration
+    @cython.final
     cdef void iterate(self) noexcept:
         cdef GameCore st = self.scratch
-        cdef int p, n, ni, move, depth = 0, d, played = 0
+        cdef int p, n, ni, move, depth = 0, d, played = 0, root_i = -1
+        cdef int* moves
         cdef uint64_t key
         cdef bint created = False
         cdef double reward[MAX_PLAYERS]
@@ -370,25 +453,41 @@ cdef class Tree:
             p = st.current()
             if p < 0:
                 break
-            n = st.gen_moves(self.buf)
-            if n == 1 and depth > 0:          # forced below the root: no decision, no node
-                st.do_move(self.buf[0])
-                continue
-            key = st.node_key(p, self.player, self.mode)
+            if depth == 0:
+                # The searcher's legal moves and its node key depend only on its own
+                # information, which its determinization keeps: the root's, computed once
+                # (with full keys on a resampled world the key is the world's own).
+                moves = self.root_moves
+                n = self.n_root_moves
+                key = self.root_key if self.root_key_fixed else st.node_key(p, self.player, self.mode)
+            else:
+                moves = self.buf
+                n = st.gen_moves(moves)
+                if n == 1:                    # forced below the root: no decision, no node
+                    st.do_move(moves[0])
+                    continue
+                key = st.node_key(p, self.player, self.mode)
             ni = self.find_node(key)
             if ni < 0:
                 ni = self.add_node(key)
                 if ni < 0:
                     break
                 created = True
-            move = self.select(ni, self.buf, n)
+            move = self.select(ni, moves, n)
+            if depth == 0:
+                root_i = self.sel_index
             self.path_node[depth] = ni
             self.path_move[depth] = move
+            self.path_edge[depth] = self.sel_edge
             self.path_player[depth] = p
             depth += 1
-            st.do_move(move)
             if created:
+                # the last node of this iteration: no key is read after it, so the
+                # information (hashes, knowledge, log) stops here, before its move
+                st.set_tracking(False)
+                st.do_move(move)
                 break
+            st.do_move(move)
         self.tree_moves += depth
         st.set_tracking(False)
         while st.current() >= 0:
@@ -402,22 +501,31 @@ cdef class Tree:
             played += 1
         self.playout_moves += played
         st.get_outcome(reward, scores if self.score_weight > 0.0 or self.track_scores else NULL)
-        if self.track_scores and depth > 0 and self.path_player[0] == self.player:
-            d = self.root_index(self.path_move[0])
-            if d >= 0:
-                self.root_score_sum[d] += scores[self.player]
-                self.root_win_sum[d] += reward[self.player]
+        if self.track_scores and root_i >= 0:
+            self.root_score_sum[root_i] += scores[self.player]
+            self.root_win_sum[root_i] += reward[self.player]
         if self.score_weight > 0.0:
             self.blend_margins(st.n_players, scores, reward)
         for d in range(depth):
-            ni = self.path_node[d]
-            self.nodes[ni].visits += 1
-            e = self.find_edge(ni, self.path_move[d])
+            e = self.path_stat(d)
+            self.nodes[self.path_node[d]].visits += 1
             if e != NULL:
                 e.visits += 1
                 e.reward_sum += <float>reward[self.path_player[d]]
         self.iterations += 1
 
+    @cython.final
+    cdef Edge* path_stat(self, int d) noexcept:
+        """The statistic of the move made at depth d of this iteration's path: where select
+        left it, unless the node's block changed since (the same node met again lower on
+        the path, which inserted a move), then found again."""
+        cdef Node* nd = &self.nodes[self.path_node[d]]
+        cdef int k = self.path_edge[d]
+        if 0 <= k < nd.n_edges and self.edges[nd.first + k].move == self.path_move[d]:
+            return &self.edges[nd.first + k]
+        return self.find_edge(self.path_node[d], self.path_move[d])
+
+    @cython.final
     cdef void blend_margins(self, int n, double* scores, double* reward) noexcept:
         """Mix each player's score margin, squashed to (0, 1) on the scale of the margins
         seen so far, into its reward."""
@@ -430,18 +538,6 @@ cdef class Tree:
         for p in range(n):
             reward[p] = (1.0 - self.score_weight) * reward[p] + \
                 self.score_weight * (0.5 + 0.5 * tanh(margin[p] / scale))
-
-    cdef int root_index(self, int move) noexcept:
-        cdef int lo = 0, hi = self.n_root_moves - 1, mid
-        while lo <= hi:
-            mid = (lo + hi) >> 1
-            if self.root_moves[mid] == move:
-                return mid
-            if self.root_moves[mid] < move:
-                lo = mid + 1
-            else:
-                hi = mid - 1
-        return -1
 
     def run(self, long long iterations=0, double seconds=0.0) -> int:
         """Run until `iterations` more iterations or `seconds` of wall time (whichever is set
