@@ -9,7 +9,7 @@ from typing import List, Optional, Sequence
 from engine.registry import GAMES, all_options, game_info, new_game
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
-from search.config import DEFAULT_SCORE_WEIGHT, SearchConfig
+from search.config import DEFAULT_BUDGET, DEFAULT_SECONDS, game_config
 from search.extras import MissingExtra
 from search.match import agent_seed, play_game
 
@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "opponents (default: heuristic). An external engine: "
                         "cmd:<program>[,timeout=SECONDS] (default 60 s per answer; an engine "
                         "that crashes, hangs, plays an illegal move or writes invalid UTF-8 "
-                        "loses that game), also iterations=N, time=S (docs/arena.md)")
+                        "loses that game), also iterations=N, seconds=S (docs/arena.md)")
     a.add_argument("--games", type=positive_int, default=100, help="games to play (rounded up to whole "
                    "duplicate deals; default 100)")
     a.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
@@ -112,14 +112,19 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--moves", default="", help="moves played since the deal, space-separated")
     h.add_argument("--view", default=None,
                    help="the position as one seat knows it: a JSON file, or JSON text")
-    h.add_argument("--iterations", type=positive_int, default=None, help="search iterations (default 2000)")
-    h.add_argument("--time", type=seconds, default=None, help="search seconds")
+    h.add_argument("--iterations", type=positive_int, default=None,
+                   help="search iterations (a reproducible budget; with --seconds, whichever "
+                        "ends first)")
+    h.add_argument("--seconds", "--time", dest="seconds", type=seconds, default=None,
+                   help=f"search seconds (default {DEFAULT_SECONDS:g} when --iterations is "
+                        "not given either)")
     h.add_argument("--top", type=positive_int, default=5, help="how many moves to show (default 5)")
     h.add_argument("--search-seed", type=int, default=0, help="seed of the search")
-    h.add_argument("--mode", choices=("so", "mo"), default="so", help="node keying")
-    h.add_argument("--score-weight", type=weight, default=DEFAULT_SCORE_WEIGHT,
+    h.add_argument("--mode", choices=("so", "mo"), default=None,
+                   help="node keying (default: the game's, see `caravan games`)")
+    h.add_argument("--score-weight", type=weight, default=None,
                    help="share of the search reward that is the score margin, 0-1 "
-                        f"(default {DEFAULT_SCORE_WEIGHT})")
+                        "(default: the game's, see `caravan games`)")
     h.add_argument("--workers", type=positive_int, default=1, help="search workers (more than 1: Ray)")
     h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     return parser
@@ -210,14 +215,18 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     state = _hint_position(info, args)
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to hint")
-    budget = Budget(args.iterations or (0 if args.time else 2000), args.time or 0.0)
+    budget = Budget(args.iterations or 0, args.seconds or 0.0)
+    if budget.unlimited:
+        budget = DEFAULT_BUDGET
     if args.address:
         os.environ["RAY_ADDRESS"] = args.address
     seat = state.to_move
     print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)
     print(state.render(seat), file=out)
     print("", file=out)
-    config = SearchConfig(mode=args.mode, score_weight=args.score_weight)
+    given = {"mode": args.mode, "score_weight": args.score_weight}
+    config = game_config(state.game, state.n_players,
+                         **{k: v for k, v in given.items() if v is not None})
     sug = suggest(state, budget, args.top, config, seed=args.search_seed, workers=args.workers,
                   address=args.address)
     print(f"hints for P{sug.player} ({sug.iterations:,} iterations in {sug.seconds:.2f} s), "
@@ -317,12 +326,18 @@ def _arena_runner(args, game: str, players: int, options: dict):
 
 
 def cmd_games(out) -> int:
-    """Each game: its name, title, player counts (default) and the options it takes."""
+    """Each game: its name, title, player counts (default), the options it takes and the
+    search's defaults for it at each player count (engine.registry.SEARCH_DEFAULTS)."""
     for info in GAMES.values():
         print(f"{info.name:<10} {info.title:<14} {info.min_players}-{info.max_players} players "
               f"(default {info.default_players})", file=out)
         for key, help_text in info.options.items():
             print(f"    --{key}: {help_text}", file=out)
+        for n in range(info.min_players, info.max_players + 1):
+            print(f"    search, {n} players: {info.search.as_text(n)}", file=out)
+    print(f"A search lasts {DEFAULT_SECONDS:g} s unless told otherwise (caravan hint and play, "
+          "the protocol, suggest()); `iterations` is the reproducible equivalent that "
+          "`caravan match`, the arena and the agent spec `ismcts` use.", file=out)
     return 0
 
 
@@ -344,7 +359,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_arena(args, sys.stdout)
         if args.command == "play":
             return play.run(play.table_from_args(args, game_options(game_info(args.game), args)),
-                            sys.stdin, sys.stdout, args.hint_iterations)
+                            sys.stdin, sys.stdout, args.hint_iterations, args.hint_seconds)
         parser.print_help()
         return EXIT_USAGE
     except (UsageError, ValueError, MissingExtra) as e:   # MissingExtra: pip install it

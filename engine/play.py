@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, TextIO, Tuple
 from cext.core import GameCore
 from engine.registry import GameInfo, game_info, new_game
 from search.agents import Agent, parse_agent_list
+from search.config import DEFAULT_SECONDS, Budget
 from search.match import agent_seed
 
 HELP = """commands:
@@ -27,7 +28,6 @@ HELP = """commands:
   help          this text
   quit          leave the game"""
 
-HINT_ITERATIONS = 2000
 
 
 class Quit(Exception):
@@ -93,8 +93,11 @@ def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
                    help="agent specs of the other seats in seat order; one spec serves them "
                         "all (default: ismcts)")
     p.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
-    p.add_argument("--hint-iterations", type=int, default=HINT_ITERATIONS,
-                   help=f"search iterations of `hint` (default {HINT_ITERATIONS})")
+    p.add_argument("--hint-iterations", type=int, default=None,
+                   help="search iterations of `hint` (reproducible; default: a time budget, "
+                        "--hint-seconds)")
+    p.add_argument("--hint-seconds", type=float, default=DEFAULT_SECONDS,
+                   help=f"search seconds of `hint` (default {DEFAULT_SECONDS:g})")
 
 
 def table_from_args(args: argparse.Namespace, options: dict) -> Table:
@@ -104,8 +107,7 @@ def table_from_args(args: argparse.Namespace, options: dict) -> Table:
     info.check_players(players)
     if args.seed < 0:
         raise ValueError(f"--seed must be non-negative, not {args.seed}")
-    if args.hint_iterations < 1:
-        raise ValueError("--hint-iterations must be positive")
+    hint_budget(args.hint_iterations, args.hint_seconds)        # ValueError now, not at a hint
     if args.seat is not None and args.seats is not None:
         raise ValueError("give --seat or --seats, not both")
     humans = _seats(args.seats) if args.seats is not None else [0 if args.seat is None else args.seat]
@@ -131,7 +133,20 @@ def _seats(text: str) -> List[int]:
         raise ValueError(f"--seats takes seat numbers separated by commas, not {text!r}") from None
 
 
-def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: int = HINT_ITERATIONS) -> int:
+def hint_budget(iterations: Optional[int], seconds: float = DEFAULT_SECONDS) -> Budget:
+    """The budget of the `hint` command: `iterations` when given (reproducible), else
+    `seconds` of search; ValueError for a limit that is not positive."""
+    if iterations is not None:
+        if not isinstance(iterations, int) or iterations < 1:
+            raise ValueError(f"--hint-iterations must be a positive integer, not {iterations}")
+        return Budget(iterations=iterations)
+    if not 0 < seconds <= 86400:
+        raise ValueError(f"--hint-seconds must be above 0 (and at most a day), not {seconds}")
+    return Budget(seconds=seconds)
+
+
+def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int] = None,
+        hint_seconds: float = DEFAULT_SECONDS) -> int:
     """Play the game to its end (or until a player quits); returns the exit code."""
     names = {s: ("you" if len(table.humans) == 1 else f"human {s}") if s in table.humans
              else table.agents[s].describe() for s in range(table.players)}
@@ -152,7 +167,7 @@ def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: int = HINT_ITER
                 _pass_keyboard(seat, inp, out)
                 at_keyboard = seat
             _tell(table, seat, out)
-            _human_turn(table, seat, inp, out, hint_iterations)
+            _human_turn(table, seat, inp, out, hint_budget(hint_iterations, hint_seconds))
             if len(table.humans) == 1:
                 _tell(table, seat, out)
     except Quit as q:
@@ -182,7 +197,7 @@ def _pass_keyboard(seat: int, inp: TextIO, out: TextIO) -> None:
     print("\n" * 40, file=out)
 
 
-def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint_iterations: int) -> None:
+def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint: Budget) -> None:
     """Show the position to `seat` and read its decision (or a command) until it plays."""
     _show(table.state, seat, out)
     while True:
@@ -206,7 +221,7 @@ def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint_iteratio
         elif cmd == "board":
             _show(table.state, seat, out)
         elif cmd == "hint":
-            _hint(table.state, words[1:], out, hint_iterations)
+            _hint(table.state, words[1:], out, hint)
         elif cmd == "undo":
             if table.undo(seat):
                 print("Taken back to your previous decision.", file=out)
@@ -259,8 +274,8 @@ def _list_moves(state: GameCore, out: TextIO) -> None:
                       for k in range(i, min(i + per_line, len(texts)))).rstrip(), file=out)
 
 
-def _hint(state: GameCore, args: List[str], out: TextIO, iterations: int) -> None:
-    from search.suggest import Budget, suggest
+def _hint(state: GameCore, args: List[str], out: TextIO, budget: Budget) -> None:
+    from search.suggest import suggest
 
     try:
         k = int(args[0]) if args else 3
@@ -269,7 +284,7 @@ def _hint(state: GameCore, args: List[str], out: TextIO, iterations: int) -> Non
     except ValueError:
         print("usage: hint [k], k a positive number", file=out)
         return
-    sug = suggest(state, Budget(iterations=iterations), k, seed=len(state.legal_moves()))
+    sug = suggest(state, budget, k, seed=len(state.legal_moves()))
     for m in sug.moves:
         print(f"  {m.rank}. {m.text:<24} {m.win_probability:6.1%} win  score {m.expected_score:5.1f}"
               f"  ({m.visits} of {sug.iterations} iterations)", file=out)

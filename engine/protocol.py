@@ -15,13 +15,13 @@ import os
 import queue
 import sys
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
-from search.config import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, Budget,
-                           SearchConfig)
+from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, Budget, SearchConfig,
+                           game_config, reproducible_budget)
 from search.parallel import require_ray, search_with_workers
 
 ENGINE_NAME = "Caravan 0.1.0"
@@ -42,6 +42,10 @@ ANSWER_END = {"go": "bestmove (none)", "hint": "hintok"}
 
 class ProtocolError(Exception):
     """A bad command: reported as `info string error ...`, nothing changes."""
+
+
+# The value of a search option that means "the game's tuned value" (engine.registry).
+AUTO = "auto"
 
 
 @dataclass
@@ -76,10 +80,13 @@ class Option:
             if raw.lower() not in self.choices:
                 raise ProtocolError(f"option {self.name} is one of {', '.join(self.choices)}")
             return raw.lower()
+        if raw.strip().lower() == AUTO:
+            return AUTO
         try:
             v = float(raw)
         except ValueError:
-            raise ProtocolError(f"option {self.name} takes a number, not {raw!r}") from None
+            raise ProtocolError(f"option {self.name} takes a number or auto, "
+                                f"not {raw!r}") from None
         if not self.low <= v <= self.high:
             raise ProtocolError(f"option {self.name} must be between {self.low:g} and "
                                 f"{self.high:g}")
@@ -88,12 +95,12 @@ class Option:
 
 OPTIONS: List[Option] = [
     Option("Workers", "spin", 1, 1, MAX_WORKERS),
-    Option("Iterations", "spin", 1000, 1, MAX_ITERATIONS),
-    Option("MoveTime", "spin", 0, 0, MAX_MOVETIME_MS),
+    Option("Iterations", "spin", 0, 0, MAX_ITERATIONS),
+    Option("MoveTime", "spin", int(DEFAULT_SECONDS * 1000), 0, MAX_MOVETIME_MS),
     Option("Seed", "spin", 0, 0, 2**63 - 1),
-    Option("C", "string", DEFAULT_C, 0.0, 100.0),
-    Option("ScoreWeight", "string", DEFAULT_SCORE_WEIGHT, 0.0, 1.0),
-    Option("KeyMode", "combo", "so", choices=("so", "mo")),
+    Option("C", "string", AUTO, 0.0, 100.0),
+    Option("ScoreWeight", "string", AUTO, 0.0, 1.0),
+    Option("KeyMode", "combo", AUTO, choices=(AUTO, "so", "mo")),
     Option("MaxNodes", "spin", DEFAULT_MAX_NODES, 1, 50_000_000),
     Option("HintMoves", "spin", 5, 1, MAX_HINT_MOVES),
 ]
@@ -175,7 +182,6 @@ class Engine:
         self.out = out
         self.out_lock = threading.Lock()
         self.options: Dict[str, object] = {o.name.lower(): o.default for o in OPTIONS}
-        self.config = SearchConfig()              # the search options, as one object
         self.state: Optional[GameCore] = None
         self.view_seat: Optional[int] = None      # set up from this seat's view (else: full)
         self.searching: Optional[threading.Thread] = None
@@ -288,10 +294,7 @@ class Engine:
                 require_ray()
             except RuntimeError as e:
                 raise ProtocolError(str(e)) from None
-        key = option.name.lower()
-        if key in CONFIG_OPTIONS:
-            self.config = replace(self.config, **{CONFIG_OPTIONS[key]: parsed})
-        self.options[key] = parsed
+        self.options[option.name.lower()] = parsed
 
     def cmd_ucinewgame(self, args, line):
         self.state, self.view_seat = None, None
@@ -395,12 +398,21 @@ class Engine:
         return self.option_budget()
 
     def option_budget(self) -> Budget:
-        """The budget of a `go` without limits and of `hint`: `MoveTime` when it is above 0
-        (a time budget alone), else `Iterations`."""
-        movetime = int(self.options["movetime"])
-        if movetime:
-            return Budget(seconds=movetime / 1000.0)
-        return Budget(iterations=int(self.options["iterations"]))
+        """The budget of a `go` without limits and of `hint`: the options `Iterations` and
+        `MoveTime` (0: no such limit; with both, whichever ends first); with both 0, the
+        game's reproducible equivalent of a second (search.config.reproducible_budget)."""
+        iterations, movetime = int(self.options["iterations"]), int(self.options["movetime"])
+        if iterations or movetime:
+            return Budget(iterations, movetime / 1000.0)
+        st = self.need_position()
+        return reproducible_budget(st.game, st.n_players)
+
+    def search_config(self, state: GameCore) -> SearchConfig:
+        """The game's tuned configuration with every option the client set on top (an
+        option left at `auto` keeps the game's value)."""
+        changes = {field: self.options[key] for key, field in CONFIG_OPTIONS.items()
+                   if self.options[key] != AUTO}
+        return game_config(state.game, state.n_players, **changes)
 
     def cmd_go(self, args, line):
         st = self.need_position()
@@ -441,7 +453,8 @@ class Engine:
                      last_line: str) -> None:
         """Search `state` on a worker thread; `finish(result, state)` answers, `last_line`
         ends the answer if the search fails."""
-        seed, workers, config = int(self.options["seed"]), int(self.options["workers"]), self.config
+        seed, workers = int(self.options["seed"]), int(self.options["workers"])
+        config = self.search_config(state)
         with self.stop_lock:                    # a stop that already came applies at once
             stop = self.stop_event = threading.Event()
             self.search_line = self.line_no

@@ -13,6 +13,43 @@ from engine.games.taschkent import Taschkent
 
 
 @dataclass(frozen=True)
+class SearchDefaults:
+    """How Caravan's search plays a game when nobody says otherwise: the values a tuning run
+    chose (docs/strength.md says which run, on which deals, and what else was tried).
+
+    Plain values, not a search.config.SearchConfig (the search layer sits above this one and
+    builds its configuration from them: search.config.game_config)."""
+
+    c: float                      # the UCB exploration constant
+    score_weight: float           # the share of the reward that is the score margin
+    modes: Dict[int, str]         # keying mode ("so" or "mo") per player count
+    # Iterations per decision that take about DEFAULT_SECONDS on one core of the reference
+    # machine, per player count: the budget of runs that must be reproducible (match, arena,
+    # tests), so that `ismcts` means the same strength as the time budget everywhere.
+    iterations: Dict[int, int]
+
+    def mode(self, players: int) -> str:
+        return self.modes[players]
+
+    def as_text(self, players: int) -> str:
+        return (f"c={self.c:g} mode={self.modes[players]} score_weight={self.score_weight:g} "
+                f"iterations={self.iterations[players]}")
+
+
+# One row per game; `caravan games` prints them. How each value was chosen: docs/strength.md.
+SEARCH_DEFAULTS: Dict[str, SearchDefaults] = {
+    "khiva": SearchDefaults(0.7, 0.5, {2: "mo", 3: "so", 4: "so", 5: "so"},
+                            {2: 140_000, 3: 140_000, 4: 140_000, 5: 140_000}),
+    "khan": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
+                           {2: 80_000, 3: 80_000, 4: 75_000, 5: 70_000}),
+    "kilim": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
+                            {2: 45_000, 3: 28_000, 4: 25_000, 5: 25_000}),
+    "taschkent": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so"},
+                                {2: 120_000, 3: 90_000, 4: 100_000}),
+}
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """What the front doors need to know about a game: read from its class's attributes."""
 
@@ -26,11 +63,17 @@ class GameInfo:
     # the options the game takes beyond players and seed: name -> help text. Values are
     # given as text (as on a command line) or as the game's own Python values.
     options: Dict[str, str]
+    search: SearchDefaults        # how the search plays it by default
 
     @classmethod
     def of(cls, game: Type[GameCore]) -> "GameInfo":
+        defaults = SEARCH_DEFAULTS[game.name]
+        counts = set(range(game.min_players, game.max_players + 1))
+        if set(defaults.modes) != counts or set(defaults.iterations) != counts:
+            raise ImportError(f"SEARCH_DEFAULTS[{game.name!r}] must name every player count "
+                              f"from {game.min_players} to {game.max_players}")
         return cls(game, game.name, game.title, tuple(game.aliases), game.min_players,
-                   game.max_players, game.default_players, dict(game.options))
+                   game.max_players, game.default_players, dict(game.options), defaults)
 
     def check_players(self, players: int) -> None:
         """ValueError unless `players` is a legal player count for this game."""

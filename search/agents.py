@@ -1,4 +1,4 @@
-"""Agents and agent specs: `random`, `ismcts:iterations=2000,c=0.7`, `ismcts:time=0.5,mode=mo`."""
+"""Agents and agent specs: `random`, `ismcts:iterations=2000,c=0.7`, `ismcts:seconds=0.5,mode=mo`."""
 from __future__ import annotations
 
 import os
@@ -11,22 +11,14 @@ import subprocess
 import threading
 import time as _time
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence
 
 from cext.core import GameCore
-from search.config import (DEFAULT_C, DEFAULT_MAX_NODES, DEFAULT_SCORE_WEIGHT, Budget,
-                           SearchConfig)
+from search.config import (DEFAULT_SECONDS, Budget, SearchConfig, game_config,
+                           reproducible_budget)
 from search.ismcts import search
 from search.parallel import search_with_workers
-
-DEFAULT_ITERATIONS = 1000
-
-
-def perfect_information(c: float, max_nodes: int) -> SearchConfig:
-    """The configuration of a search that sees the whole state it is given: nodes keyed by
-    that state, nothing sampled (for a state that is already a sample, or to cheat)."""
-    return SearchConfig(c=c, mode="full", max_nodes=max_nodes, determinize=False)
 
 
 class Agent:
@@ -77,17 +69,33 @@ class HeuristicAgent(Agent):
 
 
 class SearchingAgent(Agent):
-    """An agent that searches: its seed, its budget per move (DEFAULT_ITERATIONS when the
-    spec gives neither iterations nor time) and one SearchConfig, built once from its spec.
-    A move with no alternative is played without a search."""
+    """An agent that searches: its seed, its budget per move and the search settings its spec
+    gives. What the spec leaves out comes from the game's row in the registry when a game is
+    searched (search.config.game_config): without iterations or seconds, the game's
+    reproducible equivalent of a second of search (reproducible_budget), so that `ismcts`
+    means the same strength in a match, the arena and the protocol. A move with no
+    alternative is played without a search."""
 
-    def __init__(self, seed: int, iterations: int, time: float, config: SearchConfig) -> None:
-        if iterations == 0 and time == 0:
-            iterations = DEFAULT_ITERATIONS
+    name = "searching"
+
+    def __init__(self, seed: int, iterations: int, seconds: float,
+                 settings: Dict[str, object]) -> None:
+        Budget(iterations, seconds)                         # ValueError now, not mid-game
         self.seed = seed
-        self.budget = Budget(iterations, time)
-        self.config = config
+        self.iterations, self.seconds = iterations, seconds
+        self.settings = dict(settings)                       # SearchConfig fields it sets
+        SearchConfig(**self.settings)                        # ValueError now for a bad one
         self.calls = 0
+
+    def budget_for(self, state: GameCore) -> Budget:
+        """The budget of one search of `state`: the spec's, or the game's default."""
+        if self.iterations or self.seconds:
+            return Budget(self.iterations, self.seconds)
+        return reproducible_budget(state.game, state.n_players)
+
+    def config_for(self, state: GameCore) -> SearchConfig:
+        """The game's tuned configuration with this agent's settings on top."""
+        return game_config(state.game, state.n_players, **self.settings)
 
     def choose(self, state: GameCore) -> int:
         legal = state.legal_moves()
@@ -100,43 +108,57 @@ class SearchingAgent(Agent):
         """The move found by this agent's search of `state`, seeded with `seed`."""
         raise NotImplementedError
 
-    def budget_text(self) -> str:
-        """The budget as spec options: `iterations=N`, `time=S` or both."""
-        items = [f"iterations={self.budget.iterations}"] if self.budget.iterations else []
-        if self.budget.seconds:
-            items.append(f"time={self.budget.seconds}")
-        return ",".join(items)
+    def spec_options(self) -> Dict[str, object]:
+        """The options of this agent's spec, as given (the rest are the game's defaults)."""
+        options: Dict[str, object] = {}
+        if self.iterations:
+            options["iterations"] = self.iterations
+        if self.seconds:
+            options["seconds"] = self.seconds
+        options.update(self.settings)
+        return options
+
+    def describe(self) -> str:
+        """The agent's spec: what it was asked to be (`caravan games` prints the defaults)."""
+        return str(AgentSpec(self.name, self.spec_options()))
 
 
 class IsmctsAgent(SearchingAgent):
     """Information-set MCTS with an iteration and/or time budget, on one process or, with
-    `workers` > 1, root-parallel on Ray."""
+    `workers` > 1, root-parallel on Ray. Settings it is not given (c, mode, score_weight,
+    max_nodes, playout) are the game's (engine.registry.SEARCH_DEFAULTS)."""
 
     name = "ismcts"
 
-    def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0,
-                 c: float = DEFAULT_C, mode: str = "so", max_nodes: int = DEFAULT_MAX_NODES,
-                 workers: int = 1, score_weight: float = DEFAULT_SCORE_WEIGHT,
-                 playout: str = "policy") -> None:
-        super().__init__(seed, iterations, time,
-                         SearchConfig(c=c, mode=mode, max_nodes=max_nodes,
-                                      score_weight=score_weight, playout=playout))
+    def __init__(self, seed: int = 0, iterations: int = 0, seconds: float = 0.0,
+                 workers: int = 1, **settings: object) -> None:
+        super().__init__(seed, iterations, seconds, settings)
         self.workers = workers
 
     def search_move(self, state: GameCore, seed: int) -> int:
-        return search_with_workers(state, self.budget, self.config, workers=self.workers,
-                                   seed=seed).move
+        return search_with_workers(state, self.budget_for(state), self.config_for(state),
+                                   workers=self.workers, seed=seed).move
 
-    def describe(self) -> str:
-        workers = f",workers={self.workers}" if self.workers > 1 else ""
-        weight = "" if self.config.score_weight == DEFAULT_SCORE_WEIGHT \
-            else f",score_weight={self.config.score_weight}"
-        playout = "" if self.config.playout == "policy" else f",playout={self.config.playout}"
-        return (f"ismcts:{self.budget_text()},c={self.config.c},mode={self.config.mode}"
-                f"{weight}{playout}{workers}")
+    def spec_options(self) -> Dict[str, object]:
+        options = super().spec_options()
+        if self.workers > 1:
+            options["workers"] = self.workers
+        return options
 
 
-class PimcAgent(SearchingAgent):
+class PerfectInformationAgent(SearchingAgent):
+    """A search that sees the whole state it is given: nodes keyed by that state, nothing
+    sampled. Its exploration constant and node cap are the game's unless given."""
+
+    def __init__(self, seed: int, iterations: int, seconds: float,
+                 settings: Dict[str, object]) -> None:
+        super().__init__(seed, iterations, seconds, settings)
+
+    def config_for(self, state: GameCore) -> SearchConfig:
+        return replace(super().config_for(state), mode="full", determinize=False)
+
+
+class PimcAgent(PerfectInformationAgent):
     """Determinized perfect-information MCTS: sample `worlds` full states consistent with the
     seat's information, run plain MCTS on each (keys: the whole state), merge the votes.
 
@@ -145,45 +167,43 @@ class PimcAgent(SearchingAgent):
 
     name = "pimc"
 
-    def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0, worlds: int = 10,
-                 c: float = DEFAULT_C, max_nodes: int = DEFAULT_MAX_NODES) -> None:
-        super().__init__(seed, iterations, time, perfect_information(c, max_nodes))
+    def __init__(self, seed: int = 0, iterations: int = 0, seconds: float = 0.0,
+                 worlds: int = 10, **settings: object) -> None:
+        super().__init__(seed, iterations, seconds, settings)
         self.worlds = worlds
 
     def search_move(self, state: GameCore, seed: int) -> int:
         player = state.to_move
+        budget, config = self.budget_for(state), self.config_for(state)
         votes: Dict[int, int] = {}
         visits: Dict[int, int] = {}
-        per_world = Budget(max(1, self.budget.iterations // self.worlds)
-                           if self.budget.iterations else 0, self.budget.seconds / self.worlds)
+        per_world = Budget(max(1, budget.iterations // self.worlds)
+                           if budget.iterations else 0, budget.seconds / self.worlds)
         base = seed * 1000
         for w in range(self.worlds):
             world = state.determinized(player, base + w)
-            r = search(world, per_world, self.config, seed=base + w)
+            r = search(world, per_world, config, seed=base + w)
             votes[r.move] = votes.get(r.move, 0) + 1
             for s in r.stats:
                 visits[s.move] = visits.get(s.move, 0) + s.visits
         return max(votes, key=lambda m: (votes[m], visits.get(m, 0), -m))
 
-    def describe(self) -> str:
-        return f"pimc:{self.budget_text()},worlds={self.worlds},c={self.config.c}"
+    def spec_options(self) -> Dict[str, object]:
+        return dict(super().spec_options(), worlds=self.worlds)
 
 
-class CheatAgent(SearchingAgent):
+class CheatAgent(PerfectInformationAgent):
     """MCTS on the true state, hidden cards and future chance included: an upper bound, not
     a fair player."""
 
     name = "cheat"
 
-    def __init__(self, seed: int = 0, iterations: int = 0, time: float = 0.0,
-                 c: float = DEFAULT_C, max_nodes: int = DEFAULT_MAX_NODES) -> None:
-        super().__init__(seed, iterations, time, perfect_information(c, max_nodes))
+    def __init__(self, seed: int = 0, iterations: int = 0, seconds: float = 0.0,
+                 **settings: object) -> None:
+        super().__init__(seed, iterations, seconds, settings)
 
     def search_move(self, state: GameCore, seed: int) -> int:
-        return search(state, self.budget, self.config, seed=seed).move
-
-    def describe(self) -> str:
-        return f"cheat:{self.budget_text()},c={self.config.c}"
+        return search(state, self.budget_for(state), self.config_for(state), seed=seed).move
 
 
 AGENT_FAILURE_REASONS = ("crash", "timeout", "illegal move", "invalid output")
@@ -371,17 +391,17 @@ class CmdAgent(Agent):
     only the seat's view (`position <game> view <json>`) and answers `bestmove`.
 
     The process starts here; the `uci` handshake happens before the first move. Every answer
-    must come within `timeout` seconds (plus the move time, for a time budget), be UTF-8 and
-    be a legal move, or `choose` raises AgentFailure. `close()` ends the engine (also at
-    interpreter exit, for callers that forget).
+    must come within `timeout` seconds (plus the move time: the spec's, else the protocol's
+    default second), be UTF-8 and be a legal move, or `choose` raises AgentFailure.
+    `close()` ends the engine (also at interpreter exit, for callers that forget).
     """
 
     name = "cmd"
 
-    def __init__(self, program: str, seed: int = 0, iterations: int = 0, time: float = 0.0,
+    def __init__(self, program: str, seed: int = 0, iterations: int = 0, seconds: float = 0.0,
                  timeout: float = DEFAULT_ENGINE_TIMEOUT) -> None:
         self.program, self.seed = program, seed
-        self.iterations, self.time, self.timeout = iterations, time, timeout
+        self.iterations, self.seconds, self.timeout = iterations, seconds, timeout
         argv = program_argv(program)
         try:
             self.engine = EngineProcess(argv, program)
@@ -406,10 +426,10 @@ class CmdAgent(Agent):
         go = "go"
         if self.iterations:
             go += f" iterations {self.iterations}"
-        if self.time:
-            go += f" movetime {max(1, int(self.time * 1000))}"
+        if self.seconds:
+            go += f" movetime {max(1, int(self.seconds * 1000))}"
         self.engine.send(go)
-        answer = self.engine.expect("bestmove", self.timeout + self.time)
+        answer = self.engine.expect("bestmove", self.timeout + (self.seconds or DEFAULT_SECONDS))
         return self._legal_move(state, answer)
 
     def _legal_move(self, state: GameCore, answer: str) -> int:
@@ -426,7 +446,7 @@ class CmdAgent(Agent):
         return move
 
     def describe(self) -> str:
-        options = {"iterations": self.iterations, "time": self.time}
+        options = {"iterations": self.iterations, "seconds": self.seconds}
         if self.timeout != DEFAULT_ENGINE_TIMEOUT:
             options["timeout"] = self.timeout
         return str(AgentSpec("cmd", {k: v for k, v in options.items() if v}, self.program))
@@ -468,7 +488,7 @@ def _positive_int(v: object) -> bool:
 
 _ISMCTS_OPTIONS: Dict[str, _Option] = {
     "iterations": _Option(int, _positive_int, "a positive integer"),
-    "time": _Option(float, lambda v: 0 < v <= 86400, "seconds, > 0"),
+    "seconds": _Option(float, lambda v: 0 < v <= 86400, "seconds, > 0"),
     "c": _Option(float, lambda v: 0 <= v <= 100, "a number between 0 and 100"),
     "mode": _Option(str, lambda v: v in ("so", "mo"), "so or mo"),
     "max_nodes": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 50_000_000,
@@ -524,13 +544,15 @@ class AgentSpec:
         return self.kind + (":" + ",".join(items) if items else "")
 
 
-_BUDGET_OPTIONS = {k: _ISMCTS_OPTIONS[k] for k in ("iterations", "time", "c", "max_nodes")}
+_BUDGET_OPTIONS = {k: _ISMCTS_OPTIONS[k] for k in ("iterations", "seconds", "c", "max_nodes")}
+# Older names of options, still accepted: `time=` was the move time before `seconds=`.
+_OPTION_ALIASES = {"time": "seconds"}
 AGENT_KINDS = {
     "random": {}, "heuristic": {}, "ismcts": _ISMCTS_OPTIONS,
     "pimc": dict(_BUDGET_OPTIONS, worlds=_Option(int, lambda v: 1 <= v <= 10_000,
                                                  "an integer between 1 and 10,000")),
     "cheat": _BUDGET_OPTIONS,
-    "cmd": dict({k: _ISMCTS_OPTIONS[k] for k in ("iterations", "time")},
+    "cmd": dict({k: _ISMCTS_OPTIONS[k] for k in ("iterations", "seconds")},
                 timeout=_Option(float, lambda v: 0 < v <= 86400,
                                 "seconds, > 0 (how long the engine may take to answer)")),
 }
@@ -543,6 +565,7 @@ def _parse_options(kind: str, items: List[str]) -> Dict[str, object]:
     for item in filter(None, (x.strip() for x in items)):
         key, eq, raw = item.partition("=")
         key = key.strip().lower()
+        key = _OPTION_ALIASES.get(key, key)
         if not eq:
             raise ValueError(f"agent option {item!r} needs a value: write {key}=<value>")
         if key not in allowed:
@@ -566,7 +589,8 @@ def parse_agent(spec: str) -> AgentSpec:
     ValueError if it is bad.
 
     For `cmd`, the program runs up to the first comma (it cannot contain one); the items
-    after it are options: `iterations=N`, `time=S` (the budget sent with each `go`) and
+    after it are options: `iterations=N`, `seconds=S` (the budget sent with each `go`; `time=`
+    is accepted for it) and
     `timeout=S` (how long the engine may take to answer, default 60 s).
     """
     kind, _, rest = spec.strip().partition(":")

@@ -8,6 +8,8 @@ deep inside a search. The seed is not part of either: it changes with every sear
 
     SearchConfig()                                   # the defaults below
     SearchConfig(mode="mo", score_weight=0.0)
+    game_config("khiva", 3)                          # the game's tuned defaults (registry)
+    game_config("khiva", 3, c=1.0)                   # ... with one field changed
     Budget(iterations=2000)                          # reproducible for a given seed
     Budget(seconds=0.5)                              # wall time
     Budget(iterations=2000, seconds=0.5)             # whichever ends first
@@ -19,7 +21,13 @@ from dataclasses import dataclass, fields
 from typing import Optional, Tuple, Union
 
 DEFAULT_C = 0.7
-DEFAULT_MAX_NODES = 200_000
+# A second of search makes 25,000 to 170,000 nodes (docs/strength.md), and a reused tree keeps
+# what lies below the new root: room for several seconds. 24 bytes a node, allocated up front
+# (the table's zeroed pages only as they are touched).
+DEFAULT_MAX_NODES = 1_000_000
+# The thinking time of a decision when nobody says how long: `caravan play` and `hint`, the
+# protocol's `go` and `hint` without limits, suggest(). About a second on one core.
+DEFAULT_SECONDS = 1.0
 # Half of the reward is the score margin: at 1,000 iterations, against the win share alone,
 # it gained or was even in every game and player count measured (docs/architecture.md,
 # "Score weight").
@@ -147,18 +155,47 @@ class Budget:
 
 
 DEFAULT_CONFIG = SearchConfig()
+DEFAULT_BUDGET = Budget(seconds=DEFAULT_SECONDS)
 BUDGET_FIELDS = ("iterations", "seconds")
 CONFIG_FIELDS = tuple(f.name for f in fields(SearchConfig))
+TUNED_FIELDS = ("c", "mode", "score_weight")     # the fields the registry sets per game
+
+
+def game_config(game: str, players: int, **changes: object) -> SearchConfig:
+    """The SearchConfig Caravan plays `game` with at `players` players: the registry's tuned
+    c, keying mode and score weight (engine.registry.SEARCH_DEFAULTS), then `changes`."""
+    from engine.registry import game_info
+
+    info = game_info(game)
+    info.check_players(players)
+    d = info.search
+    base = {"c": d.c, "mode": d.mode(players), "score_weight": d.score_weight}
+    unknown = set(changes) - set(CONFIG_FIELDS)
+    if unknown:
+        raise ValueError(f"SearchConfig has no field {sorted(unknown)[0]!r}")
+    return SearchConfig(**{**base, **changes})
+
+
+def reproducible_budget(game: str, players: int) -> Budget:
+    """An iteration budget as strong as DEFAULT_SECONDS on one core of the reference machine
+    (the registry's per-game figure): the default of `caravan match`, the arena and the agent
+    spec `ismcts`, which must give the same games on any machine."""
+    from engine.registry import game_info
+
+    info = game_info(game)
+    info.check_players(players)
+    return Budget(iterations=info.search.iterations[players])
 
 
 def from_keywords(budget: Union[Budget, int, float, dict, None],
                   config: Optional[SearchConfig], keywords: dict,
-                  caller: str) -> Tuple[Budget, SearchConfig]:
+                  caller: str, state: object = None) -> Tuple[Budget, SearchConfig]:
     """The (budget, config) of a call. The budget may be a short form (see Budget.of), and
     fields of either may come as keywords instead, as callers wrote before the two objects
     existed (`search(state, iterations=400, mode="mo")`), but each one way only. None is
-    Budget() (no limit) and the default SearchConfig. TypeError for a keyword that is
-    neither, like Python's own."""
+    Budget() (no limit) and, for a config, the game's tuned one (game_config, with the
+    keyword fields changed) when `state` is given, else the plain SearchConfig defaults.
+    TypeError for a keyword that is neither, like Python's own."""
     if budget is not None and not isinstance(budget, Budget):
         budget = Budget.of(budget)
     if config is not None and not isinstance(config, SearchConfig):
@@ -172,10 +209,10 @@ def from_keywords(budget: Union[Budget, int, float, dict, None],
         if budget is not None:
             raise ValueError(f"give the budget once: a Budget or {', '.join(budget_keys)}=")
         budget = Budget(**budget_keys)
-    if config_keys:
-        if config is not None:
-            raise ValueError(f"give the configuration once: a SearchConfig or "
-                             f"{', '.join(config_keys)}=")
-        config = SearchConfig(**config_keys)
-    return (Budget() if budget is None else budget,
-            DEFAULT_CONFIG if config is None else config)
+    if config_keys and config is not None:
+        raise ValueError(f"give the configuration once: a SearchConfig or "
+                         f"{', '.join(config_keys)}=")
+    if config is None:
+        config = game_config(state.game, state.n_players, **config_keys) \
+            if state is not None else SearchConfig(**config_keys)
+    return Budget() if budget is None else budget, config

@@ -8,7 +8,7 @@ from typing import List, Optional, Union
 
 from cext.core import GameCore
 from engine.registry import from_view
-from search.config import Budget, SearchConfig, from_keywords
+from search.config import DEFAULT_BUDGET, Budget, SearchConfig, from_keywords
 from search.ismcts import SearchResult
 from search.parallel import search_with_workers
 
@@ -58,7 +58,8 @@ def load_position(position: Union[GameCore, dict, str]) -> GameCore:
     raise ValueError("a position is a game state, a view dict or a view in JSON")
 
 
-def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, float, dict] = 1000,
+def suggest(position: Union[GameCore, dict, str],
+            budget: Union[Budget, int, float, dict, None] = None,
             top_k: int = 5, config: Optional[SearchConfig] = None, *, seed: int = 0,
             stop: Optional[threading.Event] = None, workers: int = 1,
             address: Optional[str] = None, **fields: object) -> Suggestion:
@@ -67,16 +68,19 @@ def suggest(position: Union[GameCore, dict, str], budget: Union[Budget, int, flo
     `position` is a game state (the search still sees only the seat to move's information)
     or a view: what one seat knows, as produced by `to_json(view=seat)` (see
     docs/protocol.md). `budget`: a Budget, or an int (iterations), a float (seconds) or a
-    dict (see Budget.of); it needs a limit. `config`: how to search (the SearchConfig
-    defaults when None); its fields may also be given as keywords (`mode="mo"`). Returns
+    dict (see Budget.of); it needs a limit; None is DEFAULT_BUDGET, about a second of
+    search (search.config.DEFAULT_SECONDS). `config`: how to search (None: the game's tuned
+    configuration, search.config.game_config); its fields may also be given as keywords
+    (`mode="mo"`: the game's configuration with that field changed). Returns
     the `top_k` moves by visits with their visits, mean reward, win probability and
     expected final score. `workers` > 1 (or a Ray `address`) runs a root-parallel search on
     Ray (the iteration budget is shared out among the workers; a time budget holds for each).
     """
     if not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")
-    budget, config = from_keywords(Budget.of(budget), config, fields, "suggest")
     state = load_position(position)
+    budget, config = from_keywords(DEFAULT_BUDGET if budget is None else Budget.of(budget),
+                                   config, fields, "suggest", state)
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to suggest")
     result = search_with_workers(state, budget, config, workers=workers, address=address,

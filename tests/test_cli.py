@@ -80,8 +80,12 @@ def test_agent_list_grouping():
     specs = parse_agent_list("ismcts:iterations=2000,c=0.7,random")
     assert [s.kind for s in specs] == ["ismcts", "random"]
     assert specs[0].options == {"iterations": 2000, "c": 0.7}
-    specs = parse_agent_list("ismcts:time=0.5,mode=mo,ismcts,random")
-    assert [str(s) for s in specs] == ["ismcts:time=0.5,mode=mo", "ismcts", "random"]
+    specs = parse_agent_list("ismcts:seconds=0.5,mode=mo,ismcts,random")
+    assert [str(s) for s in specs] == ["ismcts:seconds=0.5,mode=mo", "ismcts", "random"]
+    # time= is the older name of seconds=, still accepted (but not both at once)
+    assert str(parse_agent("ismcts:time=0.5")) == "ismcts:seconds=0.5"
+    with pytest.raises(ValueError, match="given twice"):
+        parse_agent("ismcts:time=0.5,seconds=1")
     with pytest.raises(ValueError):
         parse_agent_list("c=0.7,random")
     with pytest.raises(ValueError):

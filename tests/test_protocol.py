@@ -152,10 +152,10 @@ def test_hint_lines_are_the_best_candidates_of_the_same_search(engine):
     "position khiva players 3 seed 1 moves play-Z9-give-W1", "position khiva view {not json",
     'position khiva view {"game": "khiva", "view": 0}', "position khiva view [1, 2]",
     "go iterations -5", "go iterations x", "go depth 3", "setoption name Nope value 1",
-    "setoption name Iterations value 0", "setoption name KeyMode value zz", "hint 0",
+    "setoption name Iterations value -1", "setoption name KeyMode value zz", "hint 0",
     "setoption name Workers value 0", "position", "setoption", "go infinite x",
     "setoption name ScoreWeight value 1.5", "setoption name ScoreWeight value most",
-    "setoption name ScoreWeight value auto",
+    "setoption name ScoreWeight value autos", "setoption name KeyMode value full",
     "setoption name C value -1",
     "position khiva view " + "[" * 1000 + "]" * 1000,               # too deep
     'position khiva view {"game": "khiva", "x": ' + "[" * 40 + "]" * 40 + "}",
@@ -227,16 +227,42 @@ def search_iterations(lines):
     return int([l for l in lines if l.startswith("info iterations")][-1].split()[2])
 
 
-def test_the_movetime_option_alone_is_a_time_budget(engine):
-    """MoveTime above 0 replaces the Iterations option (even at its minimum, 1)."""
+def search_time(lines):
+    """The milliseconds of a search's summary line."""
+    summary = [l for l in lines if l.startswith("info iterations")][-1].split()
+    return int(summary[summary.index("time") + 1])
+
+
+def test_the_budget_options_limit_together(engine):
+    """Iterations and MoveTime are each a limit when above 0, and with both the first one
+    reached ends the search."""
     engine.send("position khiva players 3 seed 4")
+    engine.send("setoption name MoveTime value 0")
     engine.send("setoption name Iterations value 1")
     assert search_iterations(engine.ask("go", "bestmove", timeout=60)) == 1
-    engine.send("setoption name MoveTime value 500")
+    engine.send("setoption name Iterations value 0")
+    engine.send("setoption name MoveTime value 300")
     lines = engine.ask("go", "bestmove", timeout=60)
-    summary = [l for l in lines if l.startswith("info iterations")][-1].split()
-    assert search_iterations(lines) > 1 and int(summary[summary.index("time") + 1]) >= 500
+    assert search_iterations(lines) > 1 and search_time(lines) >= 300
     assert search_iterations(engine.ask("hint 1", "hintok", timeout=60)) > 1
+    engine.send("setoption name Iterations value 7")
+    assert search_iterations(engine.ask("go", "bestmove", timeout=60)) == 7
+
+
+def test_a_go_without_limits_thinks_for_a_second_by_default(engine):
+    engine.send("position khiva players 3 seed 4")
+    lines = engine.ask("go", "bestmove", timeout=60)
+    assert search_time(lines) >= 1000 and search_iterations(lines) > 1000
+
+
+def test_with_both_budget_options_at_0_a_go_takes_the_games_reproducible_budget(engine):
+    """MoveTime 0 and Iterations 0: the registry's iteration equivalent of a second, the
+    budget of `caravan match` (search.config.reproducible_budget)."""
+    from engine.registry import GAMES
+    engine.send("position kilim players 3 seed 4")
+    engine.send("setoption name MoveTime value 0")
+    lines = engine.ask("go", "bestmove", timeout=120)
+    assert search_iterations(lines) == GAMES["kilim"].search.iterations[3]
 
 
 def test_gos_own_limits_replace_the_options(engine):
@@ -442,7 +468,7 @@ def announcement_in_docs(name: str, kind: str, default: str) -> str:
         return line + f" min {doc_number(spin[1])} max {doc_number(spin[2])}"
     if kind.startswith("combo "):
         return line + "".join(f" var {v}" for v in kind.split()[1:] if v != "/")
-    assert re.fullmatch(r"string \(number \S+\.\.\S+\)", kind), kind
+    assert re.fullmatch(r"string \(number \S+\.\.\S+, or auto\)", kind), kind
     return line
 
 
@@ -457,7 +483,7 @@ def test_the_options_table_is_what_uci_announces(engine):
 def test_the_string_options_ranges_are_the_documented_ones():
     from engine.protocol import OPTIONS
 
-    documented = dict(re.findall(r"^\| `(\w+)` \| string \(number (\S+)\) \|",
+    documented = dict(re.findall(r"^\| `(\w+)` \| string \(number (\S+), or auto\) \|",
                                  docs_section("### Options"), re.M))
     actual = {o.name: f"{o.low:g}..{o.high:g}" for o in OPTIONS if o.kind == "string"}
     assert documented == actual

@@ -57,8 +57,8 @@ def test_the_handshake_names_the_engine_and_every_option(uci, caplog):
             assert (seen.default, seen.min, seen.max) == (o.default, o.low, o.high), o.name
         elif o.kind == "combo":
             assert (seen.default, seen.var) == (o.default, list(o.choices)), o.name
-        else:                                   # numbers UCI has no type for
-            assert seen.default == str(o.default) and float(seen.default) == o.default
+        else:                       # numbers UCI has no type for, or auto (the game's value)
+            assert seen.default == str(o.default) == "auto", o.name
     assert uci.options["Workers"].max == MAX_WORKERS
     assert complaints(caplog) == []
 
@@ -79,7 +79,7 @@ def test_an_option_value_the_engine_refuses_is_reported_before_readyok(uci, capl
     uci.configure({"C": "lots"})
     uci.ping()
     assert lines_read(caplog)[-2:] == [
-        "info string error option C takes a number, not 'lots'", "readyok"]
+        "info string error option C takes a number or auto, not 'lots'", "readyok"]
 
 
 def test_python_chess_keeps_to_the_announced_ranges(uci):

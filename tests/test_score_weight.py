@@ -61,7 +61,8 @@ def test_a_bad_weight_is_refused(bad):
 def test_agent_spec_takes_the_weight():
     spec = parse_agent("ismcts:iterations=50,score_weight=0.25")
     agent = spec.build(seed=1)
-    assert agent.config.score_weight == 0.25 and "score_weight=0.25" in agent.describe()
+    config = agent.config_for(new_game("khiva", 3, 1))
+    assert config.score_weight == 0.25 and "score_weight=0.25" in agent.describe()
     g = khan_duel()
     assert agent.choose(g) in g.legal_moves()
     with pytest.raises(ValueError, match="score_weight"):
@@ -71,7 +72,7 @@ def test_agent_spec_takes_the_weight():
 def test_protocol_option_changes_the_search():
     c = Client()
     try:
-        assert any("option name ScoreWeight type string default 0.5" in l
+        assert any("option name ScoreWeight type string default auto" in l
                    for l in c.ask("uci", "uciok"))
         c.send("position khan players 2 seed 5")
 
@@ -81,6 +82,8 @@ def test_protocol_option_changes_the_search():
         half = answer()
         c.send("setoption name ScoreWeight value 0")
         zero = answer()
+        c.send("setoption name ScoreWeight value auto")       # khan's tuned weight: 0.5
+        assert answer() == half
         c.send("setoption name ScoreWeight value 0.5")
         assert answer() == half
         assert zero != half
