@@ -18,11 +18,12 @@ old place on that class's free list for the next node that grows into it. At the
 tree stops growing and the search keeps iterating.
 """
 cimport cython
-from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t
+from libc.stdint cimport uint64_t, uint32_t, uint16_t, int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy, memset
 from libc.math cimport log, sqrt, fabs, tanh
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
-from cext.core cimport GameCore, MAX_MOVES, MAX_PLAYERS
+from cext.core cimport GameCore, StateHead, MAX_MOVES, MAX_PLAYERS
 from cext.rng cimport Rng, rng_seed, rng_below, mix64
 from cext.infohash cimport KEY_SO, KEY_MO, KEY_FULL
 
@@ -39,11 +40,13 @@ cdef struct Edge:                 # one move statistic: 16 bytes
     uint32_t avail
     float reward_sum
 
-cdef struct Node:
+cdef struct Node:                 # 24 bytes
     uint64_t key
-    int64_t first                 # start of the node's edge block in the pool
-    int32_t n_edges               # also the block's length
+    uint32_t first                # start of the node's edge block in the pool
     uint32_t visits
+    uint16_t n_edges              # also the block's length (at most MAX_MOVES)
+    uint16_t stamp                # the search (generation mod 2**16) that last passed here
+    uint32_t npub                 # public events before this decision (see reroot)
 
 
 # ---------------------------------------------------------------- edge block size classes
@@ -151,8 +154,24 @@ cdef inline int gallop(Edge* E, int lo, int ne, int m) noexcept nogil:
     return hi
 
 
+cdef inline int bit_length(uint32_t v) noexcept nogil:
+    """The number of bits of v (0 for 0)."""
+    cdef int n = 0
+    while v:
+        n += 1
+        v >>= 1
+    return n
+
+
+cdef inline uint32_t public_count(GameCore g) noexcept:
+    """How many public events the game has seen: never fewer later in the same game."""
+    cdef StateHead* head = <StateHead*>g.raw_state()
+    return head.ih.n_public if head != NULL else 0
+
+
 cdef class Tree:
-    """The search tree and loop for one root position and one searching player."""
+    """The search tree and loop for one searching player: one root position, or a sequence
+    of them along one game (reroot), keeping the statistics that stay valid."""
     cdef GameCore root
     cdef GameCore scratch
     cdef readonly int player
@@ -175,6 +194,7 @@ cdef class Tree:
     cdef readonly long long playout_moves
     cdef readonly long long cut_playouts     # playouts stopped at MAX_PLAYOUT_MOVES (expect 0)
     cdef readonly bint full
+    cdef readonly unsigned int generation    # searches since the tree was made (see reroot)
     cdef int buf[MAX_MOVES]
     cdef int path_node[MAX_DEPTH]
     cdef int path_move[MAX_DEPTH]
@@ -188,6 +208,7 @@ cdef class Tree:
     cdef int root_moves[MAX_MOVES]           # the searcher's legal moves at the root, ascending
     cdef double root_score_sum[MAX_MOVES]    # the searcher's final score summed per root move
     cdef double root_win_sum[MAX_MOVES]      # and its win share
+    cdef long long root_count[MAX_MOVES]     # over this many iterations of this search
     cdef bint track_scores
     cdef readonly bint resample               # determinize the root each iteration (ISMCTS)
     cdef readonly double score_weight         # share of the reward that is the score margin
@@ -213,18 +234,13 @@ cdef class Tree:
             raise ValueError(f"exploration constant must be >= 0, not {c}")
         if max_nodes < 1 or max_nodes > 50_000_000:
             raise ValueError(f"max_nodes must be between 1 and 50,000,000, not {max_nodes}")
-        self.root = root.clone()
         self.scratch = root.new_empty()
-        self.n_root_moves = self.root.gen_moves(self.root_moves)
-        for i in range(self.n_root_moves):
-            self.root_score_sum[i] = 0.0
-            self.root_win_sum[i] = 0.0
         self.track_scores = track_scores
         self.player = player
         self.mode = {"so": KEY_SO, "mo": KEY_MO, "full": KEY_FULL}[mode]
         self.resample = resample
-        self.root_key = self.root.node_key(player, player, self.mode)
         self.root_key_fixed = not (resample and self.mode == KEY_FULL)
+        self.set_root(root)
         if not 0.0 <= score_weight <= 1.0:
             raise ValueError(f"score_weight must be between 0 and 1, not {score_weight}")
         self.score_weight = score_weight
@@ -242,7 +258,7 @@ cdef class Tree:
         for i in range(N_CLASSES):
             self.free_head[i] = -1
         self.edge_capacity = 1 << 16
-        self.edge_limit = <int64_t>max_nodes * 64
+        self.edge_limit = min(<int64_t>max_nodes * 64, <int64_t>0xFFFFFFFF)   # Node.first
         self.edges = <Edge*>malloc(self.edge_capacity * sizeof(Edge))
         if self.table == NULL or self.nodes == NULL or self.edges == NULL:
             raise MemoryError("cannot allocate the search tree")
@@ -251,6 +267,18 @@ cdef class Tree:
         free(self.table)
         free(self.nodes)
         free(self.edges)
+
+    cdef int set_root(self, GameCore root) except -1:
+        """Search from (a copy of) `root` from now on: its moves, its key, fresh sums."""
+        cdef int i
+        self.root = root.clone()
+        self.n_root_moves = self.root.gen_moves(self.root_moves)
+        for i in range(self.n_root_moves):
+            self.root_score_sum[i] = 0.0
+            self.root_win_sum[i] = 0.0
+            self.root_count[i] = 0
+        self.root_key = self.root.node_key(self.player, self.player, self.mode)
+        return 0
 
     # ------------------------------------------------------------ nodes and edges
     @cython.final
@@ -266,7 +294,7 @@ cdef class Tree:
             i = (i + 1) & self.table_mask
 
     @cython.final
-    cdef int add_node(self, uint64_t key) noexcept:
+    cdef int add_node(self, uint64_t key, uint32_t npub) noexcept:
         if self.n_nodes >= self.max_nodes:
             self.full = True
             return -1
@@ -278,9 +306,11 @@ cdef class Tree:
         self.table[i] = ni + 1
         cdef Node* nd = &self.nodes[ni]
         nd.key = key
-        nd.first = -1
+        nd.first = 0
         nd.n_edges = 0
         nd.visits = 0
+        nd.stamp = <uint16_t>self.generation
+        nd.npub = npub
         return ni
 
     @cython.final
@@ -469,7 +499,7 @@ cdef class Tree:
                 key = st.node_key(p, self.player, self.mode)
             ni = self.find_node(key)
             if ni < 0:
-                ni = self.add_node(key)
+                ni = self.add_node(key, public_count(st))
                 if ni < 0:
                     break
                 created = True
@@ -504,11 +534,13 @@ cdef class Tree:
         if self.track_scores and root_i >= 0:
             self.root_score_sum[root_i] += scores[self.player]
             self.root_win_sum[root_i] += reward[self.player]
+            self.root_count[root_i] += 1
         if self.score_weight > 0.0:
             self.blend_margins(st.n_players, scores, reward)
         for d in range(depth):
             e = self.path_stat(d)
             self.nodes[self.path_node[d]].visits += 1
+            self.nodes[self.path_node[d]].stamp = <uint16_t>self.generation
             if e != NULL:
                 e.visits += 1
                 e.reward_sum += <float>reward[self.path_player[d]]
@@ -539,6 +571,138 @@ cdef class Tree:
             reward[p] = (1.0 - self.score_weight) * reward[p] + \
                 self.score_weight * (0.5 + 0.5 * tanh(margin[p] / scale))
 
+    # ------------------------------------------------------------ keeping the tree (reroot)
+    def reroot(self, GameCore root not None, seed=None) -> int:
+        """Search from `root` from now on, a later position of the same game with the same
+        player to move (or the same position again), keeping the statistics that stay valid.
+
+        Nodes are keyed by information sets, so a node's statistics do not depend on the
+        root they were gathered from. What goes: every node the new root can never reach,
+        known by having seen fewer public events than the root (a position's count of public
+        events only grows), and every node the last search did not pass through (stale, or
+        in a branch the game did not take); if more than half of max_nodes would still
+        stay, the least visited go too (by powers of two of their visits), so the new search
+        has room to grow. The new root's node always stays. The edge pool and the table are
+        rebuilt without gaps. The root's outcome sums, the iteration counts and the margin
+        scale start again, as in a new tree; with `seed` the generator is seeded again.
+
+        Returns the visits the new root's node carries over (0: nothing of it was there).
+        """
+        if type(root) is not type(self.root) or root.n_players != self.root.n_players:
+            raise ValueError("a tree is rerooted within one game: same game, same players")
+        if root.current() < 0:
+            raise ValueError("the game is over: nothing to search")
+        if root.current() != self.player:
+            raise ValueError(f"player {self.player} is not to move (player {root.current()} is)")
+        self.set_root(root)
+        if seed is not None:
+            rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        if not self.evict(public_count(self.root)):
+            raise MemoryError("cannot rebuild the search tree")
+        self.generation += 1
+        self.iterations = 0
+        self.tree_moves = 0
+        self.playout_moves = 0
+        self.cut_playouts = 0
+        self.margin_abs_sum = 0.0
+        self.full = False
+        return self.carried()
+
+    def visits_at(self, GameCore state not None) -> int:
+        """The visits of the node of this tree's player deciding at `state`: what a reroot
+        there would carry over (0 if the tree holds no such node, or another seat is to
+        move)."""
+        if state.current() != self.player or type(state) is not type(self.root):
+            return 0
+        cdef int ni = self.find_node(state.node_key(self.player, self.player, self.mode))
+        return self.nodes[ni].visits if ni >= 0 else 0
+
+    def carried(self) -> int:
+        """The visits of the root's node: what earlier searches left of it (0 if none)."""
+        cdef int ni = self.find_node(self.root_key)
+        return self.nodes[ni].visits if ni >= 0 else 0
+
+    @cython.final
+    cdef bint keeps(self, Node* nd, uint32_t min_npub, int least_bits) noexcept:
+        """Whether reroot keeps this node (see reroot)."""
+        if nd.key == self.root_key:
+            return True
+        return (nd.npub >= min_npub and nd.stamp == <uint16_t>self.generation
+                and bit_length(nd.visits) >= least_bits)
+
+    @cython.final
+    cdef bint evict(self, uint32_t min_npub) noexcept:
+        """Drop the nodes reroot does not keep; compact the nodes, the edge pool and the
+        table. False (and nothing changed) if memory for the new pool is lacking."""
+        cdef int i, k = 0, b, most = self.max_nodes // 2
+        cdef long long by_bits[34]
+        cdef long long kept = 0
+        cdef int least_bits = 0
+        cdef int64_t need = 0, used = 0, cap
+        cdef uint64_t slot
+        cdef Node nd
+        cdef Edge* pool
+        for b in range(34):
+            by_bits[b] = 0
+        for i in range(self.n_nodes):          # how many stay, by the bit length of visits
+            if self.keeps(&self.nodes[i], min_npub, 0):
+                by_bits[bit_length(self.nodes[i].visits)] += 1
+        for b in range(33, -1, -1):            # the fewest bits that keep at most `most`
+            if kept + by_bits[b] > most:
+                least_bits = b + 1
+                break
+            kept += by_bits[b]
+        for i in range(self.n_nodes):
+            if self.keeps(&self.nodes[i], min_npub, least_bits) and self.nodes[i].n_edges:
+                need += CLASS_SIZE[CLASS_OF[self.nodes[i].n_edges]]
+        cap = max(need, <int64_t>1 << 16)
+        pool = <Edge*>malloc(cap * sizeof(Edge))
+        if pool == NULL:
+            return False
+        self.clear_table()
+        for i in range(self.n_nodes):
+            if not self.keeps(&self.nodes[i], min_npub, least_bits):
+                continue
+            nd = self.nodes[i]
+            if nd.n_edges:
+                memcpy(&pool[used], &self.edges[nd.first], nd.n_edges * sizeof(Edge))
+                nd.first = <uint32_t>used
+                used += CLASS_SIZE[CLASS_OF[nd.n_edges]]
+            else:
+                nd.first = 0
+            self.nodes[k] = nd
+            slot = mix64(nd.key) & self.table_mask
+            while self.table[slot] != 0:
+                slot = (slot + 1) & self.table_mask
+            self.table[slot] = k + 1
+            k += 1
+        free(self.edges)
+        self.edges = pool
+        self.edge_capacity = cap
+        self.n_edges_used = used
+        for b in range(N_CLASSES):
+            self.free_head[b] = -1
+        self.free_slots = 0
+        self.n_nodes = k
+        return True
+
+    @cython.final
+    cdef void clear_table(self) noexcept:
+        """Empty the node table: slot by slot when the tree is small against the table
+        (its untouched pages stay untouched), else at once."""
+        cdef int i
+        cdef uint64_t slot, size = self.table_mask + 1
+        if <uint64_t>self.n_nodes * 16 >= size:
+            memset(self.table, 0, size * sizeof(uint32_t))
+            return
+        for i in range(self.n_nodes):
+            # probe for the slot holding exactly this node, past slots zeroed already: every
+            # node is in the table once, so the probe ends
+            slot = mix64(self.nodes[i].key) & self.table_mask
+            while self.table[slot] != <uint32_t>(i + 1):
+                slot = (slot + 1) & self.table_mask
+            self.table[slot] = 0
+
     def run(self, long long iterations=0, double seconds=0.0) -> int:
         """Run until `iterations` more iterations or `seconds` of wall time (whichever is set
         and comes first); returns the number of iterations run."""
@@ -556,9 +720,11 @@ cdef class Tree:
         return done
 
     def root_outcomes(self) -> dict:
-        """{move: (sum of the searcher's final scores, sum of its win shares)} over the
-        iterations that started with that root move."""
-        return {self.root_moves[i]: (self.root_score_sum[i], self.root_win_sum[i])
+        """{move: (sum of the searcher's final scores, sum of its win shares, iterations)}
+        over the iterations of this search (since the last reroot) that started with that
+        root move."""
+        return {self.root_moves[i]: (self.root_score_sum[i], self.root_win_sum[i],
+                                     self.root_count[i])
                 for i in range(self.n_root_moves)}
 
     def root_stats(self) -> list:

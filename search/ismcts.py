@@ -1,4 +1,10 @@
-"""Information-set MCTS: the Python entry point around the Cython loop in cext/ismcts.pyx."""
+"""Information-set MCTS: the Python entry points around the Cython loop in cext/ismcts.pyx.
+
+search() runs one search on a new tree. A Searcher runs the searches of one player through
+one game and keeps its tree from one decision to the next (tree reuse): the nodes are keyed
+by information sets, so what a search learned below the position the game reaches next is
+still valid there.
+"""
 from __future__ import annotations
 
 import threading
@@ -49,6 +55,10 @@ class SearchResult:
     tree_full: bool
     moves_in_tree: float
     stats: List[MoveStats] = field(default_factory=list)
+    carried: int = 0
+    """Visits of the root that earlier searches left in a kept tree (Searcher); 0 for a new
+    tree. The stats' visits and mean rewards include them; `iterations`, win_probability
+    and expected_score are this search's alone."""
 
     @property
     def iterations_per_second(self) -> float:
@@ -105,9 +115,9 @@ def collect(state: GameCore, tree: Tree, elapsed: float) -> SearchResult:
     outcomes = tree.root_outcomes()
     stats = []
     for m, v, r, a in tree.root_stats():
-        score_sum, win_sum = outcomes.get(m, (0.0, 0.0))
+        score_sum, win_sum, n = outcomes.get(m, (0.0, 0.0, 0))
         stats.append(MoveStats(m, state.move_to_text(m), v, r, a,
-                               win_sum / v if v else 0.0, score_sum / v if v else 0.0))
+                               win_sum / n if n else 0.0, score_sum / n if n else 0.0))
     stats.sort(key=lambda s: (-s.visits, -s.mean_reward, s.move))
     best = stats[0].move if stats else state.legal_moves()[0]
     return SearchResult(tree.player, best, state.move_to_text(best), tree.iterations, elapsed,
@@ -137,3 +147,65 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
     tree = new_tree(state, player, config, seed)
     elapsed = run_tree(tree, budget, stop, progress, progress_every)
     return collect(state, tree, elapsed)
+
+
+class Searcher:
+    """The searches of one player through one game, keeping the tree between them.
+
+    Each search re-roots the tree of the previous one at the new position
+    (cext.ismcts.Tree.reroot: nodes the new root can never reach and nodes the last search
+    did not pass through are evicted, within max_nodes) and begins with the statistics kept
+    below it. It starts from a new tree, exactly as search() with the same arguments would,
+    when nothing carries over: the first search, another game or player count, another
+    player to move, another configuration, or a position whose node the tree does not hold.
+
+    `config` (None: search()'s default) and `player` (None: whoever is to move) hold for
+    every search unless a search says otherwise; search number k is seeded with
+    seed * 1_000_003 + k unless given a seed, as the agents seed their searches.
+    """
+
+    def __init__(self, config: Optional[SearchConfig] = None, seed: int = 0,
+                 player: Optional[int] = None) -> None:
+        self.config = config
+        self.seed = seed
+        self.player = player
+        self.tree: Optional[Tree] = None
+        self.searches = 0             # searches run
+        self.reused = 0               # of which began with statistics kept from earlier ones
+        self._made_for: tuple = ()    # (game class, players, player, config) of self.tree
+
+    def search(self, state: GameCore, budget: Union[Budget, int, float, None] = None,
+               config: Optional[SearchConfig] = None, *, seed: Optional[int] = None,
+               stop: Optional[threading.Event] = None, progress: Optional[Progress] = None,
+               progress_every: float = 1.0) -> SearchResult:
+        """As search.ismcts.search, on the kept tree when it holds the position."""
+        budget, config = from_keywords(budget, config or self.config, {}, "search")
+        player = check_search(state, budget, self.player, stop)
+        self.searches += 1
+        if seed is None:
+            seed = self.seed * 1_000_003 + self.searches
+        tree = self.tree_for(state, player, config, seed)
+        carried = tree.carried()
+        elapsed = run_tree(tree, budget, stop, progress, progress_every)
+        result = collect(state, tree, elapsed)
+        result.carried = carried
+        return result
+
+    def tree_for(self, state: GameCore, player: int, config: SearchConfig, seed: int) -> Tree:
+        """The tree for a search of `state` by `player`: the kept one re-rooted there when
+        it holds the position's node, else a new one (then kept)."""
+        made_for = (type(state), state.n_players, player, config)
+        tree = self.tree
+        if tree is not None and made_for == self._made_for and tree.visits_at(state) > 0:
+            tree.reroot(state, seed)
+            self.reused += 1
+            return tree
+        self.tree = None              # the old tree's memory goes before the new one's comes
+        self.tree = new_tree(state, player, config, seed)
+        self._made_for = made_for
+        return self.tree
+
+    def forget(self) -> None:
+        """Drop the kept tree (its memory too): the next search starts from a new one."""
+        self.tree = None
+        self._made_for = ()

@@ -11,20 +11,29 @@ driver sums, per root move, the visits, reward sums and availability (or lets ea
 for its best move). Actors start once and are reused; each search ships the root position
 (a few hundred bytes: the game's C struct) to them. A worker that dies mid-search is left out
 of that search's merge, reported, and replaced before the next search.
+
+Tree reuse (SearchSession): the searches of one player through one game may keep their trees
+between decisions, one search.ismcts.Searcher per worker: in this process for one worker,
+else in each Ray actor, under the session's id (a worker keeps the trees of its
+MAX_SESSIONS most recent sessions; close() frees them at once).
 """
 from __future__ import annotations
 
 import os
 import threading
 import time
+import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Union
 
 from cext.core import GameCore
 from search.config import Budget, SearchConfig, from_keywords
 from search.extras import require
-from search.ismcts import (MoveStats, Progress, SearchResult, check_search, new_tree, run_tree,
-                           search)
+from search.ismcts import (MoveStats, Progress, SearchResult, Searcher, check_search, new_tree,
+                           run_tree, search)
+
+MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
 
 def require_ray():
     """The ray module, or MissingExtra: one line that says how to install it."""
@@ -54,23 +63,42 @@ class _Worker:
     def __init__(self, index: int) -> None:
         self.index = index
         self.stopped_upto = 0
+        self.sessions: "OrderedDict[str, Searcher]" = OrderedDict()
 
     def pid(self) -> int:
         return os.getpid()
 
     def search(self, state: GameCore, player: int, budget: Budget, config: SearchConfig,
-               seed: int, number: int) -> dict:
-        """Search number `number`: this worker's share of a root-parallel search."""
-        tree = new_tree(state, player, config, seed)
+               seed: int, number: int, session: Optional[str] = None) -> dict:
+        """Search number `number`: this worker's share of a root-parallel search, on a new
+        tree, or with a `session` id on the tree this worker keeps for that session."""
+        if session is None:
+            tree = new_tree(state, player, config, seed)
+        else:
+            tree = self.searcher(session).tree_for(state, player, config, seed)
+        carried = tree.carried()
         elapsed = run_tree(tree, budget, _Stopped(self, number))
         outcomes = tree.root_outcomes()
         stats = []
         for move, visits, mean, avail in tree.root_stats():
-            score_sum, win_sum = outcomes.get(move, (0.0, 0.0))
-            stats.append((move, visits, mean * visits, avail, score_sum, win_sum))
+            score_sum, win_sum, n = outcomes.get(move, (0.0, 0.0, 0))
+            stats.append((move, visits, mean * visits, avail, score_sum, win_sum, n))
         return {"worker": self.index, "pid": os.getpid(), "iterations": tree.iterations,
                 "nodes": tree.n_nodes, "tree_moves": tree.tree_moves, "full": tree.full,
-                "seconds": elapsed, "stats": stats}
+                "seconds": elapsed, "stats": stats, "carried": carried}
+
+    def searcher(self, session: str) -> Searcher:
+        """The Searcher of `session` on this worker (made on first use; the least recently
+        used of more than MAX_SESSIONS goes)."""
+        searcher = self.sessions.pop(session, None) or Searcher()
+        self.sessions[session] = searcher
+        while len(self.sessions) > MAX_SESSIONS:
+            self.sessions.popitem(last=False)
+        return searcher
+
+    def forget(self, session: str) -> None:
+        """Free the tree kept for `session`."""
+        self.sessions.pop(session, None)
 
     def stop(self, number: int) -> None:
         """Stop search `number` and every earlier one, running or not yet started."""
@@ -134,13 +162,15 @@ class ParallelSearch:
                player: Optional[int] = None, merge: str = "sum",
                stop: Optional[threading.Event] = None,
                on_submit: Optional[Callable[[], None]] = None,
+               session: Optional[str] = None,
                **fields: object) -> ParallelResult:
         """Search `state` for the seat to move on every worker and merge the root statistics.
 
         As search.ismcts.search, except that the budget's iterations are the total over all
         workers (split evenly) and its seconds are wall time for each. merge="sum" adds
         visits and reward sums per move; merge="vote" gives each worker's best move one
-        vote. `on_submit()` is called once every worker has its search.
+        vote. `on_submit()` is called once every worker has its search. With a `session`
+        id each worker searches on the tree it keeps for that session (SearchSession).
         """
         if merge not in ("sum", "vote"):
             raise ValueError("merge is 'sum' or 'vote'")
@@ -158,7 +188,7 @@ class ParallelSearch:
         t0 = time.perf_counter()
         self.number += 1
         pending = {self.actors[i].search.remote(state, player, share, config,
-                                                seed * 1_000_003 + i, self.number): i
+                                                seed * 1_000_003 + i, self.number, session): i
                    for i, share in shares.items()}
         if on_submit:
             on_submit()
@@ -179,6 +209,22 @@ class ParallelSearch:
         elapsed = time.perf_counter() - t0
         return merge_answers(state, player, answers, failed, w, elapsed, merge)
 
+    def forget(self, session: str) -> None:
+        """Every worker frees the tree it keeps for `session`; returns when they have (a
+        threaded actor runs calls in any order: a later search must not find the tree)."""
+        refs = []
+        for i, a in enumerate(self.actors):
+            if i not in self.dead:
+                try:
+                    refs.append(a.forget.remote(session))
+                except Exception:
+                    pass
+        for ref in refs:
+            try:
+                self.ray.get(ref, timeout=30)
+            except Exception:
+                pass
+
     def shutdown(self) -> None:
         for a in self.actors:
             try:
@@ -195,19 +241,20 @@ def merge_answers(state: GameCore, player: int, answers: List[dict], failed: Lis
     votes: Dict[int, int] = {}
     for ans in answers:
         best = None
-        for move, visits, reward_sum, avail, score_sum, win_sum in ans["stats"]:
-            t = totals.setdefault(move, [0, 0.0, 0, 0.0, 0.0])
+        for move, visits, reward_sum, avail, score_sum, win_sum, n in ans["stats"]:
+            t = totals.setdefault(move, [0, 0.0, 0, 0.0, 0.0, 0])
             t[0] += visits
             t[1] += reward_sum
             t[2] += avail
             t[3] += score_sum
             t[4] += win_sum
+            t[5] += n
             if best is None or visits > best[1]:
                 best = (move, visits)
         if best is not None:
             votes[best[0]] = votes.get(best[0], 0) + 1
     stats = [MoveStats(m, state.move_to_text(m), int(t[0]), t[1] / t[0] if t[0] else 0.0,
-                       int(t[2]), t[4] / t[0] if t[0] else 0.0, t[3] / t[0] if t[0] else 0.0)
+                       int(t[2]), t[4] / t[5] if t[5] else 0.0, t[3] / t[5] if t[5] else 0.0)
              for m, t in totals.items()]
     if merge == "vote":
         stats.sort(key=lambda s: (-votes.get(s.move, 0), -s.visits, s.move))
@@ -224,7 +271,7 @@ def merge_answers(state: GameCore, player: int, answers: List[dict], failed: Lis
         player, best_move, state.move_to_text(best_move), iterations, elapsed,
         sum(a["nodes"] for a in answers), any(a["full"] for a in answers),
         sum(a["tree_moves"] for a in answers) / max(1, iterations), stats,
-        workers=workers, answered=sorted(a["worker"] for a in answers), failed=sorted(failed),
+        sum(a.get("carried", 0) for a in answers), workers=workers, answered=sorted(a["worker"] for a in answers), failed=sorted(failed),
         merge=merge)
 
 
@@ -255,3 +302,43 @@ def search_with_workers(state: GameCore, budget: Union[Budget, int, float, None]
         return search(state, budget, config, seed=seed, stop=stop, progress=progress,
                       progress_every=progress_every)
     return shared_search(workers, address).search(state, budget, config, seed=seed, stop=stop)
+
+
+class SearchSession:
+    """The searches of one player through one game on `workers` processes, each keeping its
+    tree from one decision to the next: what search_with_workers does, with tree reuse.
+
+    With one worker and no Ray `address` the session holds one search.ismcts.Searcher in
+    this process (Ray is never imported); with more, every actor of the shared Ray pool
+    keeps this session's tree under the session's id, and each search is
+    ParallelSearch.search on those trees (its result says which workers failed; a
+    replaced worker starts a new tree). close() frees the trees.
+    """
+
+    def __init__(self, workers: int = 1, address: Optional[str] = None) -> None:
+        if not isinstance(workers, int) or workers < 1:
+            raise ValueError("workers must be a positive integer")
+        self.workers, self.address = workers, address
+        self.id = uuid.uuid4().hex
+        self.local: Optional[Searcher] = Searcher() if workers == 1 and not address else None
+
+    def search(self, state: GameCore, budget: Union[Budget, int, float, None] = None,
+               config: Optional[SearchConfig] = None, *, seed: int = 0,
+               stop: Optional[threading.Event] = None, progress: Optional[Progress] = None,
+               progress_every: float = 1.0) -> SearchResult:
+        """search_with_workers(state, budget, config, seed=seed, stop=stop, ...) on the
+        trees this session keeps."""
+        if self.local is not None:
+            return self.local.search(state, budget, config, seed=seed, stop=stop,
+                                     progress=progress, progress_every=progress_every)
+        return shared_search(self.workers, self.address).search(
+            state, budget, config, seed=seed, stop=stop, session=self.id)
+
+    def close(self) -> None:
+        """Free the kept trees (the session can still search: it starts new ones)."""
+        if self.local is not None:
+            self.local.forget()
+        else:
+            key = (self.workers, self.address or os.environ.get("RAY_ADDRESS"))
+            if key in _SHARED:
+                _SHARED[key].forget(self.id)
