@@ -314,6 +314,18 @@ cdef inline void note(TaschkentState* s, int kind, int player, int a, int b, int
         log_event(&s.log, kind, player, a, b, c)
 
 
+cdef inline int step_price(int pos, int d) noexcept nogil:
+    """The steps a move from field pos to field d pays: those beyond the free three."""
+    cdef int steps
+    if pos == OUTSIDE:
+        return 0                                  # Interpretation: entering is free
+    if pos == KALMYK or d == KALMYK:
+        return 0                                  # Interpretation: one step to or from the
+                                                  # Kalmyk, within the free three
+    steps = d - pos if d > pos else pos - d
+    return steps - FREE_STEPS if steps > FREE_STEPS else 0
+
+
 # ================================================================ set-up
 cdef class TaschkentCore(GameCore):
     """The rules of Taschkent on one C state. `TaschkentCore(players=3, seed=0)` deals a new
@@ -468,21 +480,28 @@ cdef class TaschkentCore(GameCore):
     cdef int move_price(self, int p, int d) noexcept:
         """Steps beyond the free three, plus 1 per other cameleer on the destination."""
         cdef TaschkentState* s = &self.s
-        cdef int pos = s.cam_pos[p], steps, c = 0, q
-        if pos == OUTSIDE:
-            steps = 0                                 # Interpretation: entering is free
-        elif pos == KALMYK or d == KALMYK:
-            steps = 1                                 # Interpretation: one step to or from the Kalmyk
-        else:
-            steps = d - pos if d > pos else pos - d
-        if steps > FREE_STEPS:
-            c = steps - FREE_STEPS
+        cdef int c = step_price(s.cam_pos[p], d), q
         for q in range(s.n):
             if q != p and s.cam_pos[q] == d:
                 c += 1
         if s.virt and s.nc_pos == d:
             c += 1
         return c
+
+    @cython.final
+    cdef inline void field_crowds(self, int p, int* crowd) noexcept:
+        """crowd[d]: the other cameleers on field d (the 2-player neutral one included), each
+        1 Tugrik on a move there: move_price's second part for every field at once."""
+        cdef TaschkentState* s = &self.s
+        cdef int q, d
+        for d in range(N_FIELDS):
+            crowd[d] = 0
+        for q in range(s.n):
+            d = s.cam_pos[q]
+            if q != p and <unsigned>d < N_FIELDS:
+                crowd[d] += 1
+        if s.virt and <unsigned>s.nc_pos < N_FIELDS:
+            crowd[s.nc_pos] += 1
 
     @cython.final
     cdef inline bint field_open(self, int d) noexcept:
@@ -512,15 +531,18 @@ cdef class TaschkentCore(GameCore):
     @cython.final
     cdef int gen_camel_moves(self, int p, int kind, bint free, int* buf, int n) noexcept:
         cdef TaschkentState* s = &self.s
-        cdef int d, mc, rem, st, b, r, base
+        cdef int d, mc, rem, st, b, r, base, pos = s.cam_pos[p], tug = s.tugrik[p]
         cdef bint khut = self.kalmyk_hut()
+        cdef int crowd[N_FIELDS]
+        if not free:
+            self.field_crowds(p, crowd)
         for d in range(1, N_FIELDS):
-            if d == s.cam_pos[p] or d == s.last_start:
+            if d == pos or d == s.last_start:
                 continue
-            mc = 0 if free else self.move_price(p, d)
-            if mc > s.tugrik[p]:
+            mc = 0 if free else step_price(pos, d) + crowd[d]
+            if mc > tug:
                 continue
-            rem = s.tugrik[p] - mc
+            rem = tug - mc
             base = make_move(kind, camel_arg(d, 0))     # the field's action; an option adds
             if self.field_open(d):                      # to the argument (below 32)
                 buf[n] = base
@@ -628,6 +650,24 @@ cdef class TaschkentCore(GameCore):
         return self.gen_sales(p, NULL, 0, True) > 0
 
     @cython.final
+    cdef int gen_posts(self, int p, int kind, int* buf, int n) noexcept:
+        """A trading post into each region whose price p can pay (kind MV_POST or
+        MV_ACTIVITY), ascending: post_price for all regions, the posts counted in one pass."""
+        cdef TaschkentState* s = &self.s
+        cdef int q, r, own = HUT_PLAYER0 + p, tug = s.tugrik[p]
+        cdef int price[N_REGIONS]
+        for r in range(N_REGIONS):
+            price[r] = popcount(s.region_huts[r] & ~(1u << own))
+        for q in range(s.n):
+            for r in range(N_REGIONS):
+                price[r] += s.posts[q][r]
+        for r in range(N_REGIONS):
+            if price[r] <= tug:
+                buf[n] = make_move(kind, r)
+                n += 1
+        return n
+
+    @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
         cdef TaschkentState* s = &self.s
         cdef int p = s.actor, n = 0, r
@@ -643,10 +683,7 @@ cdef class TaschkentCore(GameCore):
             buf[n] = make_move(MV_TUGRIK, 0)
             n += 1
             if s.supply[p] > 0:
-                for r in range(N_REGIONS):
-                    if self.post_price(p, r) <= s.tugrik[p]:
-                        buf[n] = make_move(MV_POST, r)
-                        n += 1
+                n = self.gen_posts(p, MV_POST, buf, n)
             if s.hut_loc[HUT_PLAYER0 + p] == LOC_SUPPLY:
                 for r in range(N_REGIONS):
                     buf[n] = make_move(MV_HUT, r)
@@ -662,10 +699,7 @@ cdef class TaschkentCore(GameCore):
             buf[n] = make_move(MV_SKIP, SKIP_TURN)
             n += 1
             if s.hand[p][AC_ACTIVITY] and s.supply[p] > 0:
-                for r in range(N_REGIONS):
-                    if self.post_price(p, r) <= s.tugrik[p]:
-                        buf[n] = make_move(MV_ACTIVITY, r)
-                        n += 1
+                n = self.gen_posts(p, MV_ACTIVITY, buf, n)
             if s.hand[p][AC_CAMELEER]:
                 n = self.gen_camel_moves(p, MV_CAMCARD, True, buf, n)
             return self.gen_anytime(p, buf, n)
