@@ -19,7 +19,7 @@ from libc.string cimport memset
 from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, popcount, lowest_bit, shuffle_bytes, sort_bytes
+from cext.bits cimport i8, popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -287,27 +287,35 @@ cdef class KhanOfKhansCore(GameCore):
         return n
 
     @cython.final
+    cdef inline int main_extras(self, int* buf, int n, int p) noexcept:
+        """p's main-phase moves after the raids, from buf[n] on: corral, sneaks, the Impala
+        ability, steals with a kept blessing. Returns the new count."""
+        cdef KhanState* s = &self.s
+        cdef int t
+        if s.corrals_open[p] > 0 and s.n_herd[p] > 0:
+            buf[n] = make_move(MV_CORRAL, 0)
+            n += 1
+        if p == s.llama and s.corrals_used[p] > s.sneaked[p]:
+            for t in range(3):
+                if s.herd[p][t] > 0:
+                    buf[n] = make_move(MV_SNEAK, t)
+                    n += 1
+        if p == s.impala and s.impala_token:
+            buf[n] = make_move(MV_IMPALA, 0)
+            n += 1
+        if s.kept[p] > 0:
+            n = self.add_steals(buf, n, MV_USE, p)
+        return n
+
+    @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
         cdef KhanState* s = &self.s
-        cdef int n = 0, p = s.actor, t
+        cdef int n = 0, p = s.actor
         if <unsigned>s.n > MAX_PLAYERS or <unsigned>p >= <unsigned>s.n:
             return 0                            # no position has these: never overrun buf
         if s.phase == PH_MAIN:
             n = self.add_decks(buf, 0, MV_RAID, s.nonempty)
-            if s.corrals_open[p] > 0 and s.n_herd[p] > 0:
-                buf[n] = make_move(MV_CORRAL, 0)
-                n += 1
-            if p == s.llama and s.corrals_used[p] > s.sneaked[p]:
-                for t in range(3):
-                    if s.herd[p][t] > 0:
-                        buf[n] = make_move(MV_SNEAK, t)
-                        n += 1
-            if p == s.impala and s.impala_token:
-                buf[n] = make_move(MV_IMPALA, 0)
-                n += 1
-            if s.kept[p] > 0:
-                n = self.add_steals(buf, n, MV_USE, p)
-            return n
+            return self.main_extras(buf, n, p)
         if s.phase == PH_BLESS:
             buf[0] = make_move(MV_KEEP, 0)
             return self.add_steals(buf, 1, MV_STEAL, p)
@@ -320,6 +328,25 @@ cdef class KhanOfKhansCore(GameCore):
         if s.phase == PH_PICK:
             return self.add_decks(buf, 0, MV_TAKE, s.revealed)
         return 0
+
+    @cython.final
+    cdef int random_move(self, Rng* rng) noexcept:
+        """A uniformly random legal move, the very one the base's draw from gen_moves gives
+        for the same rng, without listing the raids (most moves of most positions): in the
+        main phase the raids come first, one per deck in deck order, so the k-th move is the
+        k-th deck bit; only the moves after them are written."""
+        cdef KhanState* s = &self.s
+        cdef int buf[GEN_BOUND]
+        cdef int p = s.actor, raids, n, k
+        cdef uint32_t decks = s.nonempty & ALL_DECKS
+        if s.phase != PH_MAIN or <unsigned>s.n > MAX_PLAYERS or <unsigned>p >= <unsigned>s.n:
+            n = self.gen_moves(buf)
+            return buf[rng_below(rng, n)]
+        raids = popcount(decks)
+        k = rng_below(rng, raids + self.main_extras(buf, 0, p))
+        if k < raids:
+            return make_move(MV_RAID, nth_bit(decks, k))
+        return buf[k - raids]
 
     # ------------------------------------------------------------ playout policy
     # A search aid, not a rule (docs/rules/khan_of_khans.md, "Playout policy"): the move the
