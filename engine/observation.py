@@ -975,3 +975,44 @@ def action_map(game: str) -> ActionMap:
     """The action ids of `game` (one map per game, whatever the player count)."""
     _check_game(game)
     return _MAPS[game]()
+
+
+# ================================================================ the tables of docs/ecosystem.md
+def field_table(game: str) -> str:
+    """The fields of `game`'s information-state tensor as a Markdown table, shapes written with
+    n (the player count) and, for Kilim, S (the grid's side): docs/ecosystem.md holds these
+    tables (a test compares them)."""
+    _check_game(game)
+    sym = 101                                      # a player count no game has: n in a shape
+    general = {f.name: f for f in _FIELDS[game](sym)}
+    names = {1 + 4 * sym: "1+4n", sym + 1: "n+1", sym: "n"}
+    if game == "kilim":
+        names[kilim_grid_side(sym)] = "S"
+    rows = ["| field | shape | meaning |", "|---|---|---|"]
+    for f in _FIELDS[game](min(PLAYER_COUNTS[game])):         # 2 players: every field
+        g = general.get(f.name, f)
+        shape = ", ".join(names.get(d, str(d)) for d in g.shape)
+        shape = f"({shape},)" if len(g.shape) == 1 else f"({shape})"
+        note = " *(information state only)*" if f.knowledge else ""
+        rows.append(f"| `{f.name}` | {shape} | {f.doc}{note} |")
+    return "\n".join(rows)
+
+
+def action_table(game: str) -> str:
+    """The id ranges of `game`'s moves as a Markdown table (docs/ecosystem.md)."""
+    rows = ["| ids | move |", "|---|---|"]
+    for first, last, doc in action_map(game).ranges():
+        ids = str(first) if first == last else f"{first}-{last}"
+        rows.append(f"| {ids} | {doc} |")
+    return "\n".join(rows)
+
+
+def size_table() -> str:
+    """Tensor sizes and action counts per game and player count (docs/ecosystem.md)."""
+    rows = ["| game | players | information state | observation | action ids |",
+            "|---|---|---|---|---|"]
+    for game in GAMES:
+        for n in PLAYER_COUNTS[game]:
+            rows.append(f"| {game} | {n} | {layout(game, n).size:,} | "
+                        f"{layout(game, n, OBSERVATION).size:,} | {action_map(game).size:,} |")
+    return "\n".join(rows)

@@ -7,6 +7,8 @@ seat) give it equal tensors and equal information-state strings, while the same 
 differ for the other seats and in the full state, so the comparison can see a difference;
 and every legal move of many random games has an id in range that maps back to it."""
 import random
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -241,3 +243,21 @@ def test_khiva_ids_of_both_choice_forms():
     assert all(i < 600 for i in amap.legal_ids(single))
     assert all(600 <= i < 76500 for i in amap.legal_ids(duel))
     assert len(amap.legal_ids(duel)) == 420           # C(8, 2) x C(6, 2)
+
+
+# ------------------------------------------------------------ docs/ecosystem.md
+DOC = Path(__file__).resolve().parent.parent / "docs" / "ecosystem.md"
+
+
+def test_the_docs_tables_are_the_layouts_and_the_ids():
+    doc = DOC.read_text()
+    assert ob.size_table() in doc
+    for game in ob.GAMES:
+        assert ob.field_table(game) in doc, game
+        assert ob.action_table(game) in doc, game
+
+
+def test_the_docs_python_example_runs(capsys):
+    block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+                 if "observation.fields_of" in b)
+    exec(compile(block, str(DOC), "exec"), {})

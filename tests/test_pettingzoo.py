@@ -1,7 +1,9 @@
 """The four games as PettingZoo AEC environments (engine/pettingzoo_env.py, docs/ecosystem.md):
 PettingZoo's api_test and seed_test for every game, seeding through reset, observations and
 masks from engine.observation, rewards, rendering, and Caravan's search as a policy."""
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,3 +121,14 @@ def test_caravans_search_is_a_policy_that_plays_whole_games():
             action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
         e.step(action)
     assert e.state.is_terminal()
+
+
+def test_the_docs_pettingzoo_examples_run_as_written(capsys):
+    doc = Path(__file__).resolve().parent.parent / "docs" / "ecosystem.md"
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+              if "engine.pettingzoo_env" in b]
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, str(doc), "exec"), {})
+    out = capsys.readouterr().out
+    assert "'player_0': " in out and "win shares: [" in out
