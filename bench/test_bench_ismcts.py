@@ -1,0 +1,84 @@
+"""ISMCTS iterations per second from the opening, per game, player count and keying mode.
+
+Each round builds a fresh tree (not timed) for the seat to move with the search's default
+configuration in the given mode (search.config.SearchConfig: c, score weight, node cap) and
+times `Tree.run(ITERATIONS)` in CPU time (bench_support.CPU_TIMER): the C loop alone,
+determinization, descent, expansion, playout and backup. Playouts are uniformly random where
+the build can be told so (SearchConfig.playout), so that ISMCTS iterations/s over random
+playouts/s is the cost of the search around a playout; a build without the switch plays the
+game's policy (only Khan has one), noted in extra_info (`ISMCTS so playouts`) and marked
+when two such runs are compared. test_ismcts_policy measures the search as it plays, with
+the game's policy, alike in every build.
+
+That ratio (the summary's so/playouts and mo/playouts) is measured pair by pair: before each
+round, in the untimed setup, a batch of random playouts from the same opening is timed by
+hand (bench_support.Reference), and the ratio is the median over the rounds.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from bench_support import CPU_TIMER, Reference, opening, playouts_per_round
+
+ITERATIONS = 10_000       # per round, from a fresh tree: the tree of a short search
+REFERENCE_SHARE = 4       # the paired playouts: a quarter of a random-playouts round
+
+
+def search_config(mode: str, playout: str = "random"):
+    """The default SearchConfig in `mode` with `playout` playouts where the build can be
+    told (SearchConfig.playout); else the game's policy, which is all such a build has."""
+    from search.config import SearchConfig
+    if "playout" in {f.name for f in dataclasses.fields(SearchConfig)}:
+        return SearchConfig(mode=mode, playout=playout), playout
+    return SearchConfig(mode=mode), "policy"
+
+
+@pytest.mark.benchmark(group="ISMCTS iterations", timer=CPU_TIMER)
+def test_ismcts(benchmark, record, rounds, game_players, mode):
+    from cext.ismcts import random_playouts
+    from search.ismcts import new_tree
+    game, players = game_players
+    state = opening(game, players)
+    config, playouts = search_config(mode)
+    games = playouts_per_round(game) // REFERENCE_SHARE
+    reference = Reference(lambda: random_playouts(state, games, 0), CPU_TIMER)
+    trees = []
+
+    def fresh_tree():
+        reference.run()
+        trees.append(new_tree(state, state.to_move, config, 0))
+        return (trees[-1],), {}
+
+    def run(tree):
+        return tree.run(ITERATIONS)
+
+    assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
+    tree = trees[-1]
+    memory = tree.memory()
+    ratio = reference.time_ratio(benchmark)
+    record(game, players, rates={f"ISMCTS {mode} it/s": ITERATIONS},
+           values={f"{mode}/playouts": ratio and ITERATIONS / games / ratio,
+                   f"ISMCTS {mode} tree moves/iteration": tree.tree_moves / tree.iterations,
+                   f"ISMCTS {mode} nodes": memory["nodes"],
+                   "iterations per round": ITERATIONS, f"ISMCTS {mode} playouts": playouts})
+
+
+@pytest.mark.benchmark(group="ISMCTS iterations, policy playouts", timer=CPU_TIMER)
+def test_ismcts_policy(benchmark, record, rounds, game_default):
+    """ISMCTS as it plays: the game's own playout policy (Khan's; the others have none and
+    play at random), mode so, each game at its default player count. Every build measures
+    the same thing here, whether or not it can switch the policy off."""
+    from search.ismcts import new_tree
+    game, players = game_default
+    state = opening(game, players)
+    config, _ = search_config("so", "policy")
+
+    def fresh_tree():
+        return (new_tree(state, state.to_move, config, 0),), {}
+
+    def run(tree):
+        return tree.run(ITERATIONS)
+
+    assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
+    record(game, players, rates={"ISMCTS so it/s, policy playouts": ITERATIONS})
