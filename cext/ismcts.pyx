@@ -213,6 +213,11 @@ cdef class Tree:
     cdef readonly bint resample               # determinize the root each iteration (ISMCTS)
     cdef readonly double score_weight         # share of the reward that is the score margin
     cdef readonly bint policy_playouts        # playouts follow the game's policy, else random
+    cdef readonly double prior_weight         # progressive bias: w x prior / (visits + 1)
+    cdef readonly bint policy_prior           # the prior of every node: the playout policy
+    cdef bint has_root_prior                  # the root's prior given (set_root_prior)
+    cdef double root_prior[MAX_MOVES]         # by root move index
+    cdef double move_prior[MAX_MOVES]         # select_biased: each legal move's prior
     cdef double margin_abs_sum                # |searcher's margin| summed: the margin's scale
     cdef public bint stop_requested          # set from another thread: run() returns soon
 
@@ -223,7 +228,8 @@ cdef class Tree:
 
     def __init__(self, GameCore root not None, int player, seed, double c=0.7, str mode not None="so",
                  int max_nodes=200000, bint track_scores=True, bint resample=True,
-                 double score_weight=0.0, bint policy_playouts=True):
+                 double score_weight=0.0, bint policy_playouts=True, double prior_weight=0.0,
+                 bint policy_prior=False):
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")
         if root.current() != player:
@@ -245,6 +251,10 @@ cdef class Tree:
             raise ValueError(f"score_weight must be between 0 and 1, not {score_weight}")
         self.score_weight = score_weight
         self.policy_playouts = policy_playouts
+        if not prior_weight >= 0.0:
+            raise ValueError(f"prior_weight must be >= 0, not {prior_weight}")
+        self.prior_weight = prior_weight
+        self.policy_prior = policy_prior
         self.margin_abs_sum = 0.0
         self.c = c
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
@@ -464,6 +474,84 @@ cdef class Tree:
         self.sel_index = chosen_i
         return chosen
 
+    @cython.final
+    cdef int select_biased(self, int ni, int* moves, int n, GameCore st, bint at_root) noexcept:
+        """select() with progressive bias: each move's UCB value gains
+        prior_weight x prior / (visits + 1), and among untried moves the one of highest
+        prior goes first (ties, and moves without prior: at random). The prior is the root's
+        (set_root_prior) at the root when given, else with policy_prior 1 for the move the
+        game's playout policy picks in this iteration's world (over the iterations, the
+        policy's frequency of each move there) and 0 for the others."""
+        cdef Node* nd = &self.nodes[ni]
+        cdef int ne = nd.n_edges
+        cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
+        cdef int* at = self.edge_at
+        cdef double* pri = self.move_prior
+        cdef int i, j = 0, k, m, hint = -1, untried = 0, ties = 0, chosen, chosen_i = 0, chosen_edge
+        cdef double best = -1e300, v, top = -1.0
+        if at_root and self.has_root_prior:
+            for i in range(n):
+                pri[i] = self.root_prior[i]
+        else:
+            if self.policy_prior:
+                hint = st.playout_move(&self.rng)
+            for i in range(n):
+                pri[i] = 1.0 if moves[i] == hint else 0.0
+        for i in range(n):
+            m = moves[i]
+            if j < ne and E[j].move < m:
+                j = gallop(E, j, ne, m)
+            if j < ne and E[j].move == m:
+                E[j].avail += 1
+                at[i] = j
+                j += 1
+                if E[j - 1].visits != 0:
+                    continue
+            else:
+                at[i] = -1
+            untried += 1
+            if pri[i] > top:                  # untried: the highest prior, ties at random
+                top = pri[i]
+                ties = 1
+                chosen_i = i
+            elif pri[i] == top:
+                ties += 1
+                if rng_below(&self.rng, ties) == 0:
+                    chosen_i = i
+        if untried == 0:
+            for i in range(n):
+                k = at[i]
+                v = E[k].reward_sum / E[k].visits + \
+                    self.c * sqrt(log_count(E[k].avail) / E[k].visits) + \
+                    self.prior_weight * pri[i] / (E[k].visits + 1.0)
+                if v > best:
+                    best = v
+                    chosen_i = i
+        chosen = moves[chosen_i]
+        chosen_edge = at[chosen_i]
+        if chosen_edge < 0:
+            chosen_edge = self.insert_edge(ni, chosen)
+            if chosen_edge >= 0:
+                self.edges[self.nodes[ni].first + chosen_edge].avail = 1
+        self.sel_edge = chosen_edge
+        self.sel_index = chosen_i
+        return chosen
+
+    def set_root_prior(self, priors) -> None:
+        """The root's prior for progressive bias: {move: weight} (normalised here; a root
+        move not named has 0), or None to drop it. Holds until the next reroot."""
+        cdef int i
+        cdef double total
+        if priors is None:
+            self.has_root_prior = False
+            return
+        total = float(sum(priors.values()))
+        if not total > 0.0 or any(not w >= 0.0 for w in priors.values()):
+            raise ValueError("a prior is non-negative weights with a positive sum")
+        for i in range(self.n_root_moves):
+            self.root_prior[i] = priors.get(self.root_moves[i], 0.0) / total
+        self.has_root_prior = True
+
     # ------------------------------------------------------------ one iteration
     @cython.final
     cdef void iterate(self) noexcept:
@@ -503,7 +591,10 @@ cdef class Tree:
                 if ni < 0:
                     break
                 created = True
-            move = self.select(ni, moves, n)
+            if self.prior_weight > 0.0:
+                move = self.select_biased(ni, moves, n, st, depth == 0)
+            else:
+                move = self.select(ni, moves, n)
             if depth == 0:
                 root_i = self.sel_index
             self.path_node[depth] = ni
@@ -595,6 +686,7 @@ cdef class Tree:
         if root.current() != self.player:
             raise ValueError(f"player {self.player} is not to move (player {root.current()} is)")
         self.set_root(root)
+        self.has_root_prior = False
         if seed is not None:
             rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         if not self.evict(public_count(self.root)):

@@ -247,3 +247,52 @@ def test_a_session_on_ray_workers_keeps_a_tree_on_each():
                 pool.shutdown()
             parallel._SHARED.clear()
             ray.shutdown()
+
+
+# ---------------------------------------------------------------- priors (progressive bias)
+def biased_tree(state, weight, policy=False, seed=1):
+    c = CONFIG
+    return Tree(state, state.to_move, seed, c.c, c.mode, c.max_nodes, True, c.determinize,
+                c.score_weight, True, weight, policy)
+
+
+def test_no_prior_weight_is_the_plain_search():
+    state = new_game("khan", 2, seed=3)
+    plain, biased = new_tree(state, state.to_move, CONFIG, 4), biased_tree(state, 0.0, seed=4)
+    biased.set_root_prior({state.legal_moves()[0]: 1.0})     # no weight: no effect
+    plain.run(800)
+    biased.run(800)
+    assert table(collect(state, plain, 0.0)) == table(collect(state, biased, 0.0))
+
+
+def test_a_root_prior_draws_visits_to_its_move():
+    state = new_game("khiva", 3, seed=2)
+    plain = new_tree(state, 0, CONFIG, 4)
+    plain.run(1500)
+    least = min(collect(state, plain, 0.0).stats, key=lambda s: (s.visits, s.move)).move
+    biased = biased_tree(state, 5.0, seed=4)
+    biased.set_root_prior({least: 1.0})
+    biased.run(1500)
+    visits = {s.move: s.visits for s in collect(state, biased, 0.0).stats}
+    assert visits[least] > {s.move: s.visits for s in collect(state, plain, 0.0).stats}[least]
+    assert biased.reroot(state) == 1500 and biased.visits_at(state) == 1500  # prior dropped
+
+
+def test_a_prior_is_non_negative_weights():
+    state = new_game("khiva", 3, seed=2)
+    tree = biased_tree(state, 1.0)
+    for bad in ({}, {state.legal_moves()[0]: -1.0}, {state.legal_moves()[0]: 0.0}):
+        with pytest.raises(ValueError, match="non-negative"):
+            tree.set_root_prior(bad)
+    with pytest.raises(ValueError, match="prior_weight"):
+        biased_tree(state, -1.0)
+
+
+@pytest.mark.parametrize("game,players", [("khan", 2), ("khiva", 3)])
+def test_a_policy_prior_searches_legal_moves(game, players):
+    state = new_game(game, players, seed=5)
+    tree = biased_tree(state, 1.0, policy=True)
+    tree.run(600)
+    result = collect(state, tree, 0.0)
+    assert result.move in state.legal_moves()
+    assert sum(s.visits for s in result.stats) == 600
