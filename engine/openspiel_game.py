@@ -86,6 +86,11 @@ class CaravanGame(pyspiel.Game):
             max_game_length=MAX_GAME_LENGTH)
         super().__init__(_game_type(self.caravan_name), game_info_, params)
 
+    def __reduce__(self) -> tuple:
+        """Pickle as the class and its parameters (pyspiel's own pickling would restore the
+        C++ game without this Python object's attributes)."""
+        return type(self), (dict(self.get_parameters()),)
+
     def deal(self, seed: int) -> Any:
         """A new Caravan state of this game: Caravan's deal `seed`."""
         return new_game(self.caravan_name, self.players, seed, **self.options)
@@ -264,6 +269,7 @@ def _register() -> Dict[str, type]:
     for name in GAMES:
         cls = type(f"Caravan{name.title()}Game", (CaravanGame,), {"caravan_name": name})
         pyspiel.register_game(_game_type(name), cls)
+        globals()[cls.__name__] = cls                 # a module attribute: games pickle
         classes[name] = cls
     return classes
 

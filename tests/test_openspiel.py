@@ -3,6 +3,7 @@ own random simulation test, the consistency checks it asks of imperfect-informat
 many random games (legal actions, serialization, returns, information states across
 resampling), the deal's chance nodes, parameters, and OpenSpiel's ISMCTS bot and Caravan's
 search as a pyspiel Bot playing whole games."""
+import pickle
 import random
 
 import numpy as np
@@ -148,6 +149,11 @@ def test_options_are_parameters_and_survive_the_game_string():
     assert state.caravan_state.to_json()["khans"] == ["sable", "impala"]
     copy = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(g, state))
     assert copy[0].get_parameters()["khans"] == "sable impala"
+    state.apply_action(state.legal_actions()[-1])
+    game_copy, state_copy = pickle.loads(pickle.dumps((g, state)))      # pickles, as Python
+    assert str(game_copy) == str(g) and state_copy.history() == state.history()
+    assert state_copy.caravan_state.to_json() == state.caravan_state.to_json()
+    assert game_copy.new_initial_state().caravan_state.to_json()["khans"] == ["sable", "impala"]
     t = load("taschkent", players=4, seed=2, goods="iron:R2a jade:R5b indigo:N3",
              neutral_region="5")
     setup = t.new_initial_state().caravan_state.to_json()["setup"]
