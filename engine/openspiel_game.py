@@ -5,9 +5,10 @@
     import engine.openspiel_game                      # registers the four games
     game = pyspiel.load_game("caravan_khiva", {"players": 3, "seed": 7})
 
-Parameters: `players`, `seed` and the game's options as text (`khans` for Khan of Khans,
-`goods` and `neutral_region` for Taschkent; "" is the game's default; write lists with
-spaces, as in "impala bison", since OpenSpiel's game strings split at commas).
+Parameters: `players`, `seed` and the game's options (`khans` for Khan of Khans, `goods` and
+`neutral_region` for Taschkent): text, "" the game's default, a list's commas kept as spaces
+("impala bison", since OpenSpiel's game strings split at commas); a number for
+`neutral_region`, 0 the game's default.
 
 Chance is explicit, and all of it comes first: Caravan draws every deal, pile and die inside
 the move that causes it, from one generator seeded by the deal's seed, so choosing that seed
@@ -38,6 +39,9 @@ from engine.registry import GAMES, game_info, new_game, from_view
 # MAX_PLAYOUT_MOVES).
 MAX_GAME_LENGTH = 100_000
 PREFIX = "caravan_"
+# OpenSpiel's game strings read "5" as an int, so an option whose values are numbers is an int
+# parameter (0: the game's default) and the others are text ("": the game's default).
+INT_OPTIONS = frozenset({"neutral_region"})
 DEAL_DRAWS = 4                   # chance nodes of a random deal: one byte of its seed each
 DEAL_OUTCOMES = 256
 
@@ -45,7 +49,7 @@ DEAL_OUTCOMES = 256
 def _game_type(name: str) -> pyspiel.GameType:
     info = game_info(name)
     params: Dict[str, Any] = {"players": info.default_players, "seed": -1}
-    params.update({option: "" for option in info.options})
+    params.update({option: 0 if option in INT_OPTIONS else "" for option in info.options})
     return pyspiel.GameType(
         short_name=PREFIX + name,
         long_name=f"Caravan {info.title}",
@@ -75,7 +79,16 @@ class CaravanGame(pyspiel.Game):
         self.seed = int(params.get("seed", -1))
         if self.seed < -1:
             raise ValueError(f"seed is -1 (a random deal) or a deal number >= 0, not {self.seed}")
-        self.options = {k: str(params[k]) for k in info.options if str(params.get(k, "")) != ""}
+        self.options: Dict[str, Any] = {}
+        for key in info.options:
+            if key in INT_OPTIONS:
+                params[key] = int(params.get(key, 0))
+                if params[key]:
+                    self.options[key] = params[key]
+                continue
+            params[key] = str(params.get(key, "")).replace(",", " ")   # game strings split
+            if params[key].strip():                                     # at commas
+                self.options[key] = params[key]
         self.deal(max(self.seed, 0))                    # a bad parameter fails here, once
         self.action_map = obs.action_map(self.caravan_name)
         self.deal_draws = DEAL_DRAWS if self.seed < 0 else 0

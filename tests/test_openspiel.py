@@ -144,7 +144,7 @@ def test_a_random_deal_is_four_chance_bytes_and_a_seed_fixes_the_deal():
 
 
 def test_options_are_parameters_and_survive_the_game_string():
-    g = load("khan", players=2, seed=1, khans="sable impala")
+    g = load("khan", players=2, seed=1, khans="sable,impala")     # kept as "sable impala"
     state = g.new_initial_state()
     assert state.caravan_state.to_json()["khans"] == ["sable", "impala"]
     copy = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(g, state))
@@ -154,8 +154,10 @@ def test_options_are_parameters_and_survive_the_game_string():
     assert str(game_copy) == str(g) and state_copy.history() == state.history()
     assert state_copy.caravan_state.to_json() == state.caravan_state.to_json()
     assert game_copy.new_initial_state().caravan_state.to_json()["khans"] == ["sable", "impala"]
-    t = load("taschkent", players=4, seed=2, goods="iron:R2a jade:R5b indigo:N3",
-             neutral_region="5")
+    t = load("taschkent", players=4, seed=2, goods="iron:R2a,jade:R5b,indigo:N3",
+             neutral_region=5)
+    t = pyspiel.deserialize_game_and_state(
+        pyspiel.serialize_game_and_state(t, t.new_initial_state()))[0]
     setup = t.new_initial_state().caravan_state.to_json()["setup"]
     assert setup == {"goods": {"iron": "R2a", "jade": "R5b", "indigo": "N3"},
                      "neutral_region": 5}
