@@ -875,7 +875,8 @@ def _khiva_map() -> ActionMap:
 
 def _khan_map() -> ActionMap:
     k, nd = _khan, _khan.N_DECKS
-    steal = ([5, 4], lambda q, t: q * 4 + t, lambda x: (x >> 2, x & 3))
+    seats, tiers = k.KhanOfKhansCore.max_players, k.TIER_RANDOM + 1    # 3 values, "at random"
+    steal = ([seats, tiers], k.steal_arg, lambda x: (k.steal_victim(x), k.steal_tier(x)))
     return ActionMap("khan", [
         _plain(k.MV_RAID, nd, "raid deck d (decks in the fixed order)"),
         _plain(k.MV_CORRAL, 1, "corral"),
@@ -898,6 +899,9 @@ def kilim_window() -> int:
     return _kilim.ORG + _kilim.MOST_SPAN + 1
 
 
+ROTATE_OPTIONS = 9      # cext/kilim.pyx rotate_options: keep half K (0-1), swing to side 0-3; 8 swap
+
+
 def _kilim_map() -> ActionMap:
     k, w = _kilim, kilim_window()
     anchor = ([w, w, 2], lambda r, c, d: k.anchor_of(r, c, d),
@@ -916,7 +920,7 @@ def _kilim_map() -> ActionMap:
         _plain(k.MV_TAKEPERF, 1, "take a perfect carpet"),
         _plain(k.MV_PLACEPERF, 1, "weave a perfect carpet"),
         _plain(k.MV_SELSCRAP, k.N_SCRAPS, "weave scrap A-E"),
-        _mixed(k.MV_ROTATE, [w, w, 2, 9],
+        _mixed(k.MV_ROTATE, [w, w, 2, ROTATE_OPTIONS],
                lambda r, c, d, o: k.rotate_arg(k.anchor_of(r, c, d), o),
                lambda x: (k.anchor_row(k.rotate_anchor(x)), k.anchor_col(k.rotate_anchor(x)),
                           k.anchor_dir(k.rotate_anchor(x)), k.rotate_option(x)),
@@ -935,7 +939,8 @@ def _taschkent_map() -> ActionMap:
     t = _tk
     nr, nh = t.N_REGIONS, t.N_HUTS
     n_free_huts = nh - t.HUT_NEUTRAL0          # the neutral huts and the players' huts
-    camel = ([t.N_FIELDS - 1, 31], lambda d, o: t.camel_arg(d, o),
+    options = 1 + 3 * t.N_BORDERS        # 0, a connection (3 sticks x 10 borders), a hut (1-8)
+    camel = ([t.N_FIELDS - 1, options], lambda d, o: t.camel_arg(d, o),
              lambda x: (t.camel_field(x), t.camel_option(x)), (1, 0))
     return ActionMap("taschkent", [
         _plain(t.MV_SKIP, 3, "no second move, end the turn, pass (trading)"),
@@ -954,11 +959,11 @@ def _taschkent_map() -> ActionMap:
                "Caravan moves on: hut h (12-22: N1-N7, H0-H3) to region b: (h - 12) * 8 + b",
                lows=(t.HUT_NEUTRAL0, 0)),
         _plain(t.MV_SHORT_A, t.N_CAMELS, "Shortage: take one good off camel c"),
-        _mixed(t.MV_SHORT_B, [nh, 3, t.N_CAMELS], t.shortage_arg,
+        _mixed(t.MV_SHORT_B, [nh, t.N_GOODS, t.N_CAMELS], t.shortage_arg,
                lambda x: (t.shortage_hut(x), t.shortage_good(x), t.shortage_camel(x)),
                "Shortage: good g off hut h and one off camel c: (h * 3 + g) * 4 + c"),
         _plain(t.MV_35, 1, "play 3/5"),
-        _mixed(t.MV_SELL, [nr, 3, nh, 2, 2], t.sale_arg,
+        _mixed(t.MV_SELL, [nr, t.N_GOODS, nh, 2, 2], t.sale_arg,
                lambda x: (t.sale_target(x), t.sale_good(x), t.sale_hut(x), t.sale_cards(x),
                           t.sale_keep(x)),
                "sell good g into region r onto hut h, for cards (1) or Tugrik, keeping the "
