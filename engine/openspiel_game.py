@@ -31,12 +31,12 @@ from typing import Any, Dict, List, Optional
 import pyspiel
 
 from engine import observation as obs
-from engine.registry import GAMES, game_info, new_game, from_view
+from engine.registry import GAMES, from_view, game_info, new_game
 
 # No game of the four comes near this many moves (random games: at most a few hundred), but
-# the rules of Khiva do not bound a game's length (camels may go back and forth), so the
-# bound is the length at which Caravan's own search cuts a playout (cext/ismcts.pyx,
-# MAX_PLAYOUT_MOVES).
+# the rules of Khiva do not bound a game's length (it ends when a pile runs out, and nothing
+# forces a camel onto a space that draws from one), so the bound is the length at which
+# Caravan's own search cuts a playout (cext/ismcts.pyx, MAX_PLAYOUT_MOVES).
 MAX_GAME_LENGTH = 100_000
 PREFIX = "caravan_"
 # OpenSpiel's game strings read "5" as an int, so an option whose values are numbers is an int
