@@ -128,7 +128,8 @@ def _put_seats(a: Dict[str, np.ndarray], v: Dict[str, Any]) -> None:
 
 # ================================================================ Khiva
 KHIVA_PHASES = ("choose", "boost", "shop4", "over")
-_KHIVA_CARD = {f"{c}{v + 1}": i * 5 + v for i, c in enumerate(_khiva.COLOUR_LETTERS) for v in range(5)}
+_KHIVA_CARD = {f"{c}{v + 1}": i * 5 + v for i, c in enumerate(_khiva.COLOUR_LETTERS)
+               for v in range(5)}
 _KHIVA_CARPET = {f"{c}{v + 3}": i * 3 + v for i, c in enumerate(_khiva.COLOUR_LETTERS)
                  for v in range(3)}
 _KHIVA_COLOUR = {"white": 0, "blue": 1, "green": 2, "pink": 3, "black": 4}
@@ -149,7 +150,8 @@ def _khiva_fields(n: int) -> List[Field]:
     f.one_hot("aside_up", (nc,), "the duel's face-up set-aside cards")
     f.count("aside_down_count", (1,), "face-down set-aside cards")
     f.count("teapot_pile_contents", (len(_TEAPOT_VALUES),),
-            "teapots of value 2..7 left in the face-down pile (public by counting)", knowledge=True)
+            "teapots of value 2..7 left in the face-down pile (public by counting)",
+            knowledge=True)
     f.count("teapot_pile_count", (1,), "teapots left in the pile")
     f.count("carpet_pile_count", (1,), "carpets left in the pile")
     f.one_hot("salt_pile", (len(_khiva.PY_SALT),), "salt bags left, by value 10, 9, 8, 7, 6")
@@ -245,7 +247,8 @@ def _khan_fields(n: int) -> List[Field]:
     nd, nt, slots = _khan.N_DECKS, _khan.N_TYPES, _khan.MAX_SLOTS
     _seat_fields(f, n, KHAN_PHASES)
     f.count("turn", (1,), "turns finished")
-    f.one_hot("khans", (n, len(KHAN_KHANS)), "per seat: its Khan, one-hot: " + ", ".join(KHAN_KHANS))
+    f.one_hot("khans", (n, len(KHAN_KHANS)),
+              "per seat: its Khan, one-hot: " + ", ".join(KHAN_KHANS))
     f.one_hot("impala_token", (1,), "1 if the Impala People's ability is ready (coloured side)")
     f.one_hot("pending_blessing", (1,), "1 in the blessing phase")
     f.one_hot("revealed", (nd,), "reveal / pick: the decks the Impala ability revealed (decks in "
@@ -273,7 +276,8 @@ def _khan_fields(n: int) -> List[Field]:
     f.count("kept_blessings", (n,), "per seat: Waha's Blessings kept on the Khan card")
     f.count("received_blessings", (n,), "per seat: Waha's Blessings used on it")
     f.count("herd_face_down", (n,), "per seat (the Sable Nation): face-down cards in its herd")
-    f.count("corral_face_down", (n,), "per seat (the Sable Nation): face-down cards in its corrals")
+    f.count("corral_face_down", (n,),
+            "per seat (the Sable Nation): face-down cards in its corrals")
     f.count("score", (n,), "per seat: cows now where the seat can count them (else 0)")
     f.one_hot("score_known", (n,), "per seat: 1 if its score is known to the observing seat")
     return f.items
@@ -523,7 +527,8 @@ def _taschkent_fields(n: int) -> List[Field]:
     f.count("camels", (4,), "goods on each goods camel (" + ", ".join(TASCHKENT_CAMELS) + ")")
     f.count("removed_goods", (3,), "goods removed from the game by kind (iron, jade, indigo)")
     f.one_hot("hut_at", (nh, len(TASCHKENT_HUT_PLACES)), "per hut (the view's order: printed, "
-              "neutral N1-N7, players' H0-H3): where it is (" + ", ".join(TASCHKENT_HUT_PLACES) + ")")
+              "neutral N1-N7, players' H0-H3): where it is ("
+              + ", ".join(TASCHKENT_HUT_PLACES) + ")")
     f.one_hot("hut_goods", (nh, 3), "per hut: the goods on it")
     f.one_hot("connection_border", (3, len(TASCHKENT_BORDERS)), "per trade connection (red, "
               "green, blue): its border (" + " ".join(TASCHKENT_BORDERS) + "; 0s: not laid)")
@@ -813,7 +818,7 @@ class ActionMap:
 # cards other than the played one), or in the duel plays a pair and gives a pair of the other
 # 23 cards (300 x 253 ids: the pairs in colex order, the given pair ranked without the played
 # cards).
-_PAIRS = [(a, b) for b in range(_khiva.N_CARDS) for a in range(b)]      # colex: (0,1), (0,2), (1,2) ..
+_PAIRS = [(a, b) for b in range(_khiva.N_CARDS) for a in range(b)]   # colex: (0,1), (0,2), (1,2)
 _PAIR_INDEX = {p: i for i, p in enumerate(_PAIRS)}
 _SINGLE_CHOICES = _khiva.N_CARDS * (_khiva.N_CARDS - 1)
 _DUEL_GIVES = (_khiva.N_CARDS - 2) * (_khiva.N_CARDS - 3) // 2
@@ -882,8 +887,8 @@ def _khan_map() -> ActionMap:
         _plain(k.MV_CORRAL, 1, "corral"),
         _plain(k.MV_SNEAK, 3, "sneak a Raid! card of tier 20, 50, 100"),
         _plain(k.MV_IMPALA, 1, "start the Impala People's ability"),
-        _mixed(k.MV_USE, *steal, "use a kept blessing on seat q, tier t: q * 4 + t (t 3: at random, "
-               "the Sable Nation)"),
+        _mixed(k.MV_USE, *steal, "use a kept blessing on seat q, tier t: q * 4 + t (t 3: at "
+               "random, the Sable Nation)"),
         _plain(k.MV_KEEP, 1, "keep the drawn blessing"),
         _mixed(k.MV_STEAL, *steal, "steal at once from seat q, tier t: q * 4 + t"),
         _plain(k.MV_REVEAL, nd, "reveal deck d's top"),
@@ -899,7 +904,9 @@ def kilim_window() -> int:
     return _kilim.ORG + _kilim.MOST_SPAN + 1
 
 
-ROTATE_OPTIONS = 9      # cext/kilim.pyx rotate_options: keep half K (0-1), swing to side 0-3; 8 swap
+# cext/kilim.pyx rotate_options: K * 4 + side keeps half K (0-1) and swings the other to a
+# side (0-3); 8 swaps the halves
+ROTATE_OPTIONS = 9
 
 
 def _kilim_map() -> ActionMap:

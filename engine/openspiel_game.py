@@ -12,8 +12,8 @@ Parameters: `players`, `seed` and the game's options (`khans` for Khan of Khans,
 
 Chance is explicit, and all of it comes first: Caravan draws every deal, pile and die inside
 the move that causes it, from one generator seeded by the deal's seed, so choosing that seed
-is the game's only chance event. With `seed` -1 (the default) a game begins with
-DEAL_DRAWS chance nodes of 256 equally likely outcomes, the bytes of a 32-bit deal seed; with
+is the game's only chance event. With `seed` -1 (the default) a game begins with 4 chance
+nodes (DEAL_DRAWS) of 256 equally likely outcomes, the bytes of a 32-bit deal seed; with
 `seed` k >= 0 there is no chance node and the deal is Caravan's deal k (as `caravan match
 --seed k`). docs/ecosystem.md says why. `resample_from_infostate` is Caravan's
 determinization (`determinized(seat, seed)`).
@@ -260,7 +260,8 @@ class CaravanBot(pyspiel.Bot):
     def step(self, state: CaravanState) -> int:
         core = state.caravan_state
         if core.to_move != self.player_id:
-            raise ValueError(f"seat {core.to_move} is to move, not this bot's seat {self.player_id}")
+            raise ValueError(f"seat {core.to_move} is to move, not this bot's seat "
+                             f"{self.player_id}")
         position = from_view(json.loads(json.dumps(core.to_json(view=self.player_id))))
         return self._map.action_id(self._agent.choose(position))
 

@@ -16,7 +16,8 @@ import pytest
 from engine import observation as ob
 from engine.registry import GAMES, new_game
 
-COUNTS = [(g, n) for g, info in GAMES.items() for n in range(info.min_players, info.max_players + 1)]
+COUNTS = [(g, n) for g, info in GAMES.items()
+          for n in range(info.min_players, info.max_players + 1)]
 
 
 def positions(game, players, games, every, seed=0):

@@ -17,7 +17,8 @@ from engine import observation as ob  # noqa: E402
 from engine.pettingzoo_env import CaravanEnv, env, search_policy  # noqa: E402
 from engine.registry import GAMES, new_game  # noqa: E402
 
-COUNTS = [(g, n) for g, info in GAMES.items() for n in range(info.min_players, info.max_players + 1)]
+COUNTS = [(g, n) for g, info in GAMES.items()
+          for n in range(info.min_players, info.max_players + 1)]
 
 # api_test warns, as for PettingZoo's own classic games, that a dict observation (the tensor
 # and the action mask) "is not a NumPy array" and that a Dict space is neither Box nor
@@ -68,7 +69,8 @@ def test_observations_masks_and_rewards_over_a_game():
         assert np.array_equal(observation["observation"], ob.tensor(e.state, seat, ob.OBSERVATION))
         for other in e.agents:
             mask = e.observe(other)["action_mask"]
-            assert mask.sum() == (0 if other != agent or termination else len(e.state.legal_moves()))
+            legal = 0 if other != agent or termination else len(e.state.legal_moves())
+            assert mask.sum() == legal
         if termination:
             assert reward == e.state.rewards()[seat]
             e.step(None)
