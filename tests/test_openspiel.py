@@ -92,7 +92,7 @@ def test_states_are_consistent_over_many_random_games(game):
     OpenSpiel's ISMCTS asserts), tensors and legal actions, changes hidden parts, and
     serializes too; the returns at the end are the win shares."""
     rng = random.Random(3)
-    sampler = pyspiel.UniformProbabilitySampler(0., 1.)
+    sampler = pyspiel.UniformProbabilitySampler(3, 0., 1.)          # seeded: the test repeats
     resampled_differently = checked = 0
     games, every = GAMES_PER[game]
     for k in range(games):
@@ -188,6 +188,8 @@ def test_openspiels_ismcts_bot_plays_a_game_against_a_random_bot(game):
     rng = np.random.RandomState(4)
     bot = ismcts.ISMCTSBot(g, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0,
                            max_simulations=6, random_state=rng)
+    # the bot's own resampling draws from an unseeded sampler: seeded, the test repeats
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, rng))
     state = play(g, [bot, uniform_random.UniformRandomBot(1, rng)], rng)
     assert abs(sum(state.returns()) - 1) < 1e-9
 
