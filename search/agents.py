@@ -18,7 +18,11 @@ from cext.core import GameCore
 from search.config import (DEFAULT_SECONDS, Budget, SearchConfig, game_config,
                            reproducible_budget)
 from search.ismcts import search
-from search.parallel import search_with_workers
+from search.parallel import SearchSession, search_with_workers
+
+# Whether an ismcts agent keeps its tree from one decision to the next (option reuse=):
+# measured at equal budget in docs/strength.md, "Tree reuse".
+REUSE_TREES = True
 
 
 class Agent:
@@ -131,18 +135,33 @@ class IsmctsAgent(SearchingAgent):
     name = "ismcts"
 
     def __init__(self, seed: int = 0, iterations: int = 0, seconds: float = 0.0,
-                 workers: int = 1, **settings: object) -> None:
+                 workers: int = 1, reuse: bool = REUSE_TREES, **settings: object) -> None:
         super().__init__(seed, iterations, seconds, settings)
         self.workers = workers
+        self.reuse = reuse
+        self.session: Optional[SearchSession] = None
 
     def search_move(self, state: GameCore, seed: int) -> int:
-        return search_with_workers(state, self.budget_for(state), self.config_for(state),
-                                   workers=self.workers, seed=seed).move
+        budget, config = self.budget_for(state), self.config_for(state)
+        if not self.reuse:
+            return search_with_workers(state, budget, config, workers=self.workers,
+                                       seed=seed).move
+        if self.session is None:           # one tree (per worker) through the agent's game
+            self.session = SearchSession(self.workers)
+        return self.session.search(state, budget, config, seed=seed).move
+
+    def close(self) -> None:
+        """Free the kept trees (an agent plays one seat of one game)."""
+        if self.session is not None:
+            self.session.close()
+            self.session = None
 
     def spec_options(self) -> Dict[str, object]:
         options = super().spec_options()
         if self.workers > 1:
             options["workers"] = self.workers
+        if self.reuse != REUSE_TREES:
+            options["reuse"] = "yes" if self.reuse else "no"
         return options
 
 
@@ -482,6 +501,22 @@ class _Option:
     expected: str
 
 
+def _option_text(value: object) -> str:
+    """An option's value as a spec writes it (parsing it gives the value back)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _yes_no(text: str) -> bool:
+    """An on/off option's value: yes/no, on/off, true/false, 1/0."""
+    value = {"yes": True, "on": True, "true": True, "1": True,
+             "no": False, "off": False, "false": False, "0": False}.get(text.lower())
+    if value is None:
+        raise ValueError(text)
+    return value
+
+
 def _positive_int(v: object) -> bool:
     return isinstance(v, int) and v > 0
 
@@ -498,6 +533,8 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
                             "score margin)"),
     "playout": _Option(str, lambda v: v in ("policy", "random"),
                        "policy or random (the game's playout policy, or uniformly random)"),
+    "reuse": _Option(_yes_no, lambda v: isinstance(v, bool),
+                     "yes or no (keep the search tree from one decision to the next)"),
     "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 1024,
                        "an integer between 1 and 1024 (more than 1 searches on Ray)"),
 }
@@ -539,8 +576,7 @@ class AgentSpec:
 
     def __str__(self) -> str:
         items = [self.program] if self.kind == "cmd" else []
-        items += [f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}"
-                  for k, v in self.options.items()]
+        items += [f"{k}={_option_text(v)}" for k, v in self.options.items()]
         return self.kind + (":" + ",".join(items) if items else "")
 
 

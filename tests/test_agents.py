@@ -57,10 +57,11 @@ def test_cmd_agent_with_a_missing_program_is_a_clear_error():
 # ---------------------------------------------------------------- specs: text -> spec -> text
 
 SAMPLE_VALUES = {
-    "iterations": ["1", "250", "2000", " 7 "], "time": ["0.5", "2", "1e-3", "86400", ".25"],
+    "iterations": ["1", "250", "2000", " 7 "], "seconds": ["0.5", "2", "1e-3", "86400", ".25"],
     "c": ["0", "0.7", "1.4142135623730951", "100"], "mode": ["so", "mo", " mo"],
     "max_nodes": ["1", "200000"], "workers": ["1", "4"], "score_weight": ["0", "0.5", "1"],
-    "worlds": ["1", "10"], "playout": ["policy", "random", " random"], "timeout": ["2", "0.25", "60", "3600.5"],
+    "worlds": ["1", "10"], "playout": ["policy", "random", " random"],
+    "reuse": ["yes", "no", "ON", "0"], "timeout": ["2", "0.25", "60", "3600.5"],
 }
 PROGRAMS = ["caravan uci", f"{shlex.quote(sys.executable)} -m engine.cli uci",
             "/opt/My Engines/x", "'/opt/My Engines/x' --fast", "env A=1 engine",
@@ -118,3 +119,24 @@ def test_a_cmd_program_that_cannot_be_found_is_refused_before_starting():
     parse_agent(f"cmd:{shlex.quote(sys.executable)} -m engine.cli uci").check_program()
     with pytest.raises(ValueError, match="cannot start engine"):
         parse_agent("cmd:/nonexistent/engine-binary uci").check_program()
+
+
+def test_an_ismcts_agent_keeps_its_tree_from_one_decision_to_the_next():
+    """reuse=yes (the default): the agent's later searches start from the statistics of its
+    earlier ones; reuse=no searches afresh every time. Both play legal moves."""
+    from engine import new_game
+    for text, reuses in (("ismcts:iterations=400", True), ("ismcts:iterations=400,reuse=no", False)):
+        agent = parse_agent(text).build(seed=3)
+        state = new_game("khiva", 2, 4)
+        while agent.calls < 4:
+            if state.to_move == 0:
+                move = agent.choose(state)
+            else:
+                move = state.legal_moves()[0]
+            assert move in state.legal_moves()
+            state.apply(move)
+        if reuses:
+            assert agent.session.local.searches == 4 and agent.session.local.reused >= 1
+        else:
+            assert agent.session is None
+        agent.close()
