@@ -6,8 +6,9 @@ times `Tree.run(ITERATIONS)` in CPU time (bench_support.CPU_TIMER): the C loop a
 determinization, descent, expansion, playout and backup. Playouts are uniformly random where
 the build can be told so (SearchConfig.playout), so that ISMCTS iterations/s over random
 playouts/s is the cost of the search around a playout; a build without the switch plays the
-game's policy (only Khan has one), noted in extra_info (`ISMCTS so playouts`) and marked
-when two such runs are compared. test_ismcts_policy measures the search as it plays, with
+game's policy (only Khan has one), noted in extra_info (`ISMCTS so playouts`; `own playout
+policy` says whether the game has one, where the build can tell) and marked when two runs
+are compared. test_ismcts_policy measures the search as it plays, with
 the game's policy, alike in every build.
 
 That ratio (the summary's so/playouts and mo/playouts) is measured pair by pair: before each
@@ -32,6 +33,24 @@ def search_config(mode: str, playout: str = "random"):
     if "playout" in {f.name for f in dataclasses.fields(SearchConfig)}:
         return SearchConfig(mode=mode, playout=playout), playout
     return SearchConfig(mode=mode), "policy"
+
+
+def own_policy(state, mode: str):
+    """Whether the game plays its own playout policy rather than uniformly random moves:
+    "yes", "no", or None when the build cannot switch the policy off. Seen in behaviour: a
+    game without one draws its playout moves with random_move from the same generator, so
+    two seeded searches, one with each kind of playout, grow the same tree."""
+    from search.ismcts import new_tree
+    random_config, playouts = search_config(mode, "random")
+    if playouts != "random":
+        return None
+    policy_config, _ = search_config(mode, "policy")
+    stats = []
+    for config in (random_config, policy_config):
+        tree = new_tree(state, state.to_move, config, 0)
+        tree.run(300)
+        stats.append(tree.root_stats())
+    return "no" if stats[0] == stats[1] else "yes"
 
 
 @pytest.mark.benchmark(group="ISMCTS iterations", timer=CPU_TIMER)
@@ -61,7 +80,8 @@ def test_ismcts(benchmark, record, rounds, game_players, mode):
            values={f"{mode}/playouts": ratio and ITERATIONS / games / ratio,
                    f"ISMCTS {mode} tree moves/iteration": tree.tree_moves / tree.iterations,
                    f"ISMCTS {mode} nodes": memory["nodes"],
-                   "iterations per round": ITERATIONS, f"ISMCTS {mode} playouts": playouts})
+                   "iterations per round": ITERATIONS, f"ISMCTS {mode} playouts": playouts,
+                   "own playout policy": own_policy(state, mode)})
 
 
 @pytest.mark.benchmark(group="ISMCTS iterations, policy playouts", timer=CPU_TIMER)
