@@ -31,6 +31,7 @@ two runs can be compared; `--bench-rounds` changes only how many rounds are time
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -95,8 +96,15 @@ def pytest_configure(config):
     config.stash[FIGURES] = Figures()
 
 
+@functools.lru_cache(maxsize=None)
+def cores_facts() -> Dict[str, object]:
+    """git_facts of the cores' tree, taken once (at the header): a run saved at its end
+    names the commit it started with, even if the tree moved on meanwhile."""
+    return git_facts(cores_dir())
+
+
 def pytest_report_header(config):
-    facts = git_facts(cores_dir())
+    facts = cores_facts()
     return [f"caravan cores: {cores_dir()} ({facts.get('describe', 'not a git tree')})"]
 
 
@@ -104,7 +112,7 @@ def pytest_benchmark_update_commit_info(config, commit_info):
     """A saved run names the build it measured: the commit of the cores' tree (which is not
     the current directory's when another build comes first on PYTHONPATH)."""
     path = cores_dir()
-    facts = git_facts(path)
+    facts = cores_facts()
     commit_info["caravan_cores"] = str(path)
     if facts:
         commit_info["caravan_cores_describe"] = facts["describe"]
