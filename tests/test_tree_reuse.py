@@ -46,12 +46,24 @@ def continuation_in_tree(tree, state, seat, most=20000):
 
 def next_root(searcher, state, result):
     """The searcher's move played, then the other seats' moves to a position the searcher's
-    tree holds."""
+    tree holds (None if there is none)."""
     after = state.clone()
     after.apply(result.move)
-    found = continuation_in_tree(searcher.tree, after, state.to_move)
-    assert found is not None, "no continuation in the tree: choose another deal"
-    return found
+    return continuation_in_tree(searcher.tree, after, state.to_move)
+
+
+def searched_with_a_next_root(game, players, budget, seeds=range(1, 21)):
+    """(state, searcher, first result, next root) of the first deal among `seeds` whose
+    first search holds a position the searcher meets next (in a 3-player Khiva game the
+    others' private choices make most next positions unseen at a small budget)."""
+    for seed in seeds:
+        state = new_game(game, players, seed=seed)
+        searcher = Searcher(CONFIG, seed=seed)
+        first = searcher.search(state, budget)
+        later = next_root(searcher, state, first)
+        if later is not None:
+            return state, searcher, first, later
+    raise AssertionError(f"no deal of {game} with a next position in the tree")
 
 
 # ---------------------------------------------------------------- nothing carries over
@@ -107,13 +119,10 @@ def test_the_same_position_searched_again_continues_the_tree():
     assert set(before) <= {s.move for s in again.stats}
 
 
-@pytest.mark.parametrize("game,players,seed", [("taschkent", 3, 5), ("kilim", 2, 5),
-                                               ("khan", 2, 3), ("khiva", 3, 1)])
-def test_a_later_root_in_the_tree_starts_with_its_statistics(game, players, seed):
-    state = new_game(game, players, seed=seed)
-    searcher = Searcher(CONFIG, seed=seed)
-    first = searcher.search(state, 2000)
-    later = next_root(searcher, state, first)
+@pytest.mark.parametrize("game,players", [("taschkent", 3), ("kilim", 2), ("khan", 2),
+                                          ("khiva", 3)])
+def test_a_later_root_in_the_tree_starts_with_its_statistics(game, players):
+    state, searcher, first, later = searched_with_a_next_root(game, players, 2000)
     held = searcher.tree.visits_at(later)
     assert held > 0
     second = searcher.search(later, 1000)
@@ -126,10 +135,8 @@ def test_a_later_root_in_the_tree_starts_with_its_statistics(game, players, seed
 
 def test_reuse_is_reproducible():
     def run():
-        state = new_game("taschkent", 3, seed=5)
-        searcher = Searcher(CONFIG, seed=5)
-        first = searcher.search(state, 1500)
-        return table(first), table(searcher.search(next_root(searcher, state, first), 800))
+        state, searcher, first, later = searched_with_a_next_root("taschkent", 3, 1500)
+        return table(first), table(searcher.search(later, 800))
     assert run() == run()
 
 
