@@ -79,7 +79,9 @@ def test_ismcts(benchmark, record, rounds, game_players, mode):
     record(game, players, rates={f"ISMCTS {mode} it/s": ITERATIONS},
            values={f"{mode}/playouts": ratio and ITERATIONS / games / ratio,
                    f"ISMCTS {mode} tree moves/iteration": tree.tree_moves / tree.iterations,
-                   f"ISMCTS {mode} nodes": memory["nodes"],
+                   f"ISMCTS {mode} nodes": memory.get("nodes"),
+                   "tree bytes/node": memory.get("bytes_per_node"),
+                   "tree bytes/move statistic": memory.get("bytes_per_move_stat"),
                    "iterations per round": ITERATIONS, f"ISMCTS {mode} playouts": playouts,
                    "own playout policy": own_policy(state, mode)})
 
