@@ -1,11 +1,11 @@
 # cython: language_level=3
-"""Kilim: every rule of the game in one C state, each Kilim a grid of bit masks.
+"""Kilim: every rule of the game in one C state, each Kilim a list of cells worked as bit masks.
 
 The sections are those of the game-module contract (cext/core.pxd), in its order, and the
 rules read top to bottom like the rulebook: the component table; moves and phases (the phases
 and steps of a turn, the move kinds and their argument accessors, the kinds of the narration
-log); the state (KilimState, each Kilim a grid of 128-bit rows: one mask per pattern code
-plus the domino links); set-up (the deal); move generation (cards and offers, placements,
+log); the state (KilimState, each Kilim the list of its cells, each cell in the masks of its
+pattern code and domino links, turned into bit rows where the rules need them); set-up (the deal); move generation (cards and offers, placements,
 scrap targets, the optional window); playing a move (the market: cards, spies, the auction,
 Scrap Bag, Artisan; the weaving: placements, scraps, Artisan tokens; then the end of a turn
 and of a day); scoring and the tie-break; information (hashes, scrap knowledge,
@@ -56,8 +56,9 @@ cpdef enum:
     C_SCRAP = 17
     C_ART = 18
 
-    # the grid: H rows of 128-bit masks; a non-empty Kilim is kept with its bounding box's
-    # top-left cell at (ORG, ORG), leaving two free rows/columns for growth up and left
+    # the frame of a Kilim's coordinates, H rows by MAX_COL + 1 columns (the masks of the bridge
+    # are 128-bit rows); a non-empty Kilim is kept with its bounding box's top-left cell at
+    # (ORG, ORG), leaving two free rows/columns for growth up and left
     H = 112
     ORG = 2
     MAX_COL = 125
@@ -69,7 +70,7 @@ cpdef enum:
     # nothing. A seat wins at most the 45 auctioned dominoes, and every token it uses (a
     # perfect carpet, a Move, a Rotate) comes from its own Artisan call, made in an auction
     # someone else won: a domino it did not weave. So its span is at most 3 + 2 * (45 - 1) =
-    # 91 (2 players: 30 dominoes, 61), far inside the grid. engine/games/kilim.py checks a
+    # 91 (2 players: 30 dominoes, 61), far inside the frame. engine/games/kilim.py checks a
     # per-position form of this bound (the dominoes and token uses so far).
     MOST_SPAN = 91
     # The most legal moves a reachable position has: a scrap to place on a Kilim of 45
@@ -204,28 +205,62 @@ cdef inline int moves_of_bits(int* buf, int kind, uint32_t bits) noexcept nogil:
 
 
 # ================================================================ state
-# One Kilim, declared in C. Cython is shown its extent and counts but not its grid `m`, so
-# that the automatic struct <-> dict conversion of the state (`_fields`, `_set_fields`) skips
-# the 9 x 112 rows of every Kilim: Cython would convert them exactly (it converts through the
-# C type, unsigned __int128), but one row at a time, 5,040 rows of which a few dozen are used,
-# in 0.2 ms a call. The bridge converts each mask's rows as one integer instead (`_fields`).
-# The rules reach the rows through `grid(k, mask)[row]`.
+# One Kilim, declared in C: the list of its cells, each with its row and column in the frame
+# (H rows by MAX_COL + 1 columns, the bounding box's top-left cell at (ORG, ORG)) and the
+# masks it is in (bit i for mask i: the cell codes 0-6, then the links M_HL and M_VL, as the
+# bridge's masks number them). A Kilim holds at most 48 dominoes (the 45 auctioned and the 3
+# perfect carpets) and 5 scraps filling holes: 101 cells, so the list holds CELLS = 104, in
+# no particular order. The rules work on bit masks built from the list where they are needed
+# (128-bit rows: placements, scrap targets; a map of the box: the window, the groups), and
+# keep one with it: the tile, the occupied cells of rows and columns 0-15 in four 64-bit
+# words, where a Kilim of up to 11 rows and 12 columns (most of them) finds its placements
+# (random_place_tile); it is made when first needed, kept by each placement and dropped by
+# any other change. A Kilim takes 480 bytes (the state 3,400), where a grid of 9 masks of
+# the whole frame took 16 KB (the state 81,808); a copy of the state copies only that.
+#
+# Cython is shown the extent and counts but not the rest, so that the automatic struct <->
+# dict conversion of the state (`_fields`, `_set_fields`) skips it: the bridge converts the
+# list to and from the masks, one integer per mask (`_fields`). The rules reach the list
+# through `cells(k)` and `n_used(k)`. `bad` marks a grid the bridge could not hold (more cells
+# than a Kilim can have, or an extent outside the frame): no position a game reaches; such a
+# state has no legal move and the loader refuses it.
 cdef extern from *:
     """
     typedef unsigned __int128 kilim_u128;
+    typedef struct { unsigned short rc, m; } KilimCell;   /* rc = row << 8 | column */
     typedef struct {
-        kilim_u128 m[9][112];   /* per mask (N_MASKS), per row (H): bit c = column c */
+        KilimCell cell[104];    /* the first `used` are the cells (CELLS) */
+        int used, bad;
+        unsigned long long tile[4];   /* the occupied cells of rows 0-15, columns 0-15, while tile_ok */
+        int tile_ok;
         int rmax, cmax;         /* bottom row and right column of the bounding box (-1: empty) */
         int n_dom, n_perf, n_cells;
     } KilimGrid;
-    static inline kilim_u128* kilim_grid_row(KilimGrid* k, int mask) { return k->m[mask]; }
+    #define kilim_cells(k) ((k)->cell)
+    #define kilim_used(k) (&(k)->used)
+    #define kilim_bad(k) (&(k)->bad)
+    #define kilim_tile(k) ((k)->tile)
+    #define kilim_tile_ok(k) (&(k)->tile_ok)
     """
     ctypedef unsigned long long u128 "kilim_u128"
+    ctypedef struct Cell "KilimCell":
+        unsigned short rc, m
     ctypedef struct Kil "KilimGrid":
         int rmax, cmax
         int n_dom, n_perf, n_cells
-    u128* grid "kilim_grid_row"(Kil* k, int mask) noexcept nogil
+    Cell* cells "kilim_cells"(Kil* k) noexcept nogil
+    int* n_used "kilim_used"(Kil* k) noexcept nogil
+    int* is_bad "kilim_bad"(Kil* k) noexcept nogil
+    uint64_t* tile "kilim_tile"(Kil* k) noexcept nogil
+    int* tile_ok "kilim_tile_ok"(Kil* k) noexcept nogil
     int __builtin_clzll(unsigned long long) nogil
+
+cdef enum:
+    CELLS = 104              # cells a Kilim's list holds (see above)
+    CODE_BITS = 0x7F         # a cell's bits for the codes 0-6 (a pattern, torn or perfect)
+    TYPE_BITS = 0x1F         # a cell's bits for the pattern types A-E
+    TILE_RMAX = 12           # a Kilim whose box ends at row 12 and column 13 or before fits,
+    TILE_CMAX = 13           # with every placement next to it, in a tile (random_place_tile)
 
 cpdef enum:
     LOC_BOARD = -1           # scrap locations: on the board, held (face down) by p, woven by p,
@@ -289,13 +324,15 @@ if MOST_MOVES > MAX_MOVES:
 cdef KilimState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
     raise ImportError("KilimState must begin with the fields of StateHead (cext/core.pxd)")
-if <size_t>(<char*>&_layout_probe.k[0].rmax - <char*>&_layout_probe.k[0]) != N_MASKS * H * sizeof(u128):
-    raise ImportError("KilimGrid's grid must be N_MASKS x H rows")
+if <size_t>(<char*>n_used(&_layout_probe.k[0]) - <char*>&_layout_probe.k[0]) != CELLS * sizeof(Cell):
+    raise ImportError("KilimGrid's list must hold CELLS cells")
+if N_MASKS > 16 or H > 256:
+    raise ImportError("a KilimCell holds 16 masks and rows below 256")
 cdef u128 _probe_row = (<u128>1) << 64
 if (<unsigned char*>&_probe_row)[8] != 1:
     raise ImportError("the grid bridge (_fields) reads 128-bit rows as little-endian bytes")
 
-# ---------------------------------------------------------------- the grid: 128-bit rows
+# ---------------------------------------------------------------- the grid: cells and 128-bit rows
 cdef inline u128 bit(int c) noexcept nogil:
     return (<u128>1) << c
 
@@ -308,39 +345,158 @@ cdef inline int low128(u128 x) noexcept nogil:
         return lowest_bit(lo)
     return 64 + lowest_bit(<uint64_t>(x >> 64))
 
-cdef inline int high128(u128 x) noexcept nogil:
-    cdef uint64_t hi = <uint64_t>(x >> 64)
-    if hi:
-        return 127 - __builtin_clzll(hi)
-    return 63 - __builtin_clzll(<uint64_t>x)
-
 cdef inline u128 colmask() noexcept nogil:
     return (bit(MAX_COL + 1)) - 1
 
-cdef inline u128 occ(Kil* k, int r) noexcept nogil:
-    if r < 0 or r >= H:
-        return 0
-    return grid(k, 0)[r] | grid(k, 1)[r] | grid(k, 2)[r] | grid(k, 3)[r] | grid(k, 4)[r] | grid(k, 5)[r] | grid(k, 6)[r]
+cdef inline int cell_r(Cell* x) noexcept nogil: return x.rc >> 8
+cdef inline int cell_c(Cell* x) noexcept nogil: return x.rc & 255
 
-cdef inline bint occupied(Kil* k, int r, int c) noexcept nogil:
-    if r < 0 or r >= H or c < 0 or c > MAX_COL:
-        return False
-    return (occ(k, r) >> c) & 1
-
-cdef inline int cell_code(Kil* k, int r, int c) noexcept nogil:
-    cdef int t
-    for t in range(N_CODES):
-        if (grid(k, t)[r] >> c) & 1:
-            return t
+cdef inline int find_cell(Kil* k, int r, int c) noexcept nogil:
+    """The index of cell (r, c) in k's list, or -1 if it is in no mask."""
+    cdef Cell* x = cells(k)
+    cdef int i, n = n_used(k)[0]
+    cdef unsigned short key
+    if r < 0 or c < 0 or r >= H or c > 127:
+        return -1
+    key = <unsigned short>((r << 8) | c)
+    for i in range(n):
+        if x[i].rc == key:
+            return i
     return -1
 
+cdef inline void change_cell(Kil* k, int r, int c, unsigned clear, unsigned add) noexcept nogil:
+    """Take cell (r, c) out of the masks `clear`, then put it in `add` (bit i: mask i); a cell
+    left in no mask leaves the list (the last one takes its place: the order means nothing)."""
+    cdef Cell* x = cells(k)
+    cdef int* n = n_used(k)
+    cdef int i = find_cell(k, r, c)
+    cdef unsigned m
+    tile_ok(k)[0] = 0                    # the tile kept (KilimGrid.tile) is rebuilt when needed
+    if i < 0:
+        if add == 0 or r < 0 or c < 0 or r >= H or c > 127:
+            return
+        if n[0] >= CELLS:
+            is_bad(k)[0] = 1             # never in a game: no Kilim has more cells
+            return
+        x[n[0]].rc = <unsigned short>((r << 8) | c)
+        x[n[0]].m = <unsigned short>add
+        n[0] += 1
+        return
+    m = (x[i].m & ~clear) | add
+    if m:
+        x[i].m = <unsigned short>m
+    else:
+        n[0] -= 1
+        x[i] = x[n[0]]
+
+cdef inline void append_cell(Kil* k, int r, int c, unsigned m) noexcept nogil:
+    """Add cell (r, c), in no mask yet, to the list with the masks `m`."""
+    cdef int* n = n_used(k)
+    if n[0] >= CELLS:
+        is_bad(k)[0] = 1                 # never in a game: no Kilim has more cells
+        return
+    cells(k)[n[0]].rc = <unsigned short>((r << 8) | c)
+    cells(k)[n[0]].m = <unsigned short>m
+    n[0] += 1
+
+cdef inline int cell_code(Kil* k, int r, int c) noexcept nogil:
+    cdef int i = find_cell(k, r, c)
+    cdef unsigned m
+    if i < 0:
+        return -1
+    m = cells(k)[i].m & CODE_BITS
+    return lowest_bit(m) if m else -1
+
 cdef inline void set_code(Kil* k, int r, int c, int code) noexcept nogil:
-    cdef int t
-    cdef u128 b = bit(c)
-    for t in range(N_CODES):
-        grid(k, t)[r] &= ~b
-    if code >= 0:
-        grid(k, code)[r] |= b
+    change_cell(k, r, c, CODE_BITS, (1u << code) if code >= 0 else 0)
+
+cdef inline void fill_rows(Kil* k, unsigned bits, u128* rows, int nrows) noexcept nogil:
+    """rows[r], r < nrows: the cells of row r in any of the masks `bits`, as a 128-bit row."""
+    cdef Cell* x = cells(k)
+    cdef int i, r, n = n_used(k)[0]
+    if nrows <= 0:
+        return
+    memset(rows, 0, nrows * sizeof(u128))
+    for i in range(n):
+        if x[i].m & bits:
+            r = cell_r(&x[i])
+            if r < nrows:
+                rows[r] |= bit(cell_c(&x[i]) & 127)
+
+cdef inline void shift_tile(uint64_t* w, int s) noexcept nogil:
+    """The 256-bit tile w[0..3] shifted up by s bits, 0 < s < 64 (row r of a tile is bits 16 r
+    to 16 r + 15: shifting by 16 moves every cell a row down, by 1 a column right)."""
+    w[3] = (w[3] << s) | (w[2] >> (64 - s))
+    w[2] = (w[2] << s) | (w[1] >> (64 - s))
+    w[1] = (w[1] << s) | (w[0] >> (64 - s))
+    w[0] <<= s
+
+cdef inline void fill_tile(Kil* k, uint64_t* w) noexcept nogil:
+    """k's occupied cells of rows 0-15, columns 0-15, as a tile."""
+    cdef Cell* x = cells(k)
+    cdef int i, r, c
+    w[0] = w[1] = w[2] = w[3] = 0
+    for i in range(n_used(k)[0]):
+        if x[i].m & CODE_BITS:
+            r = cell_r(&x[i])
+            c = cell_c(&x[i])
+            if r < 16 and c < 16:
+                w[r >> 2] |= (<uint64_t>1) << (((r & 3) << 4) + c)
+
+cdef inline int popcount2(uint64_t a, uint64_t b) noexcept nogil:
+    """popcount(a) + popcount(b), sharing the last steps."""
+    a = a - ((a >> 1) & <uint64_t>0x5555555555555555)
+    b = b - ((b >> 1) & <uint64_t>0x5555555555555555)
+    a = (a & <uint64_t>0x3333333333333333) + ((a >> 2) & <uint64_t>0x3333333333333333)
+    b = (b & <uint64_t>0x3333333333333333) + ((b >> 2) & <uint64_t>0x3333333333333333)
+    a = a + b                                       # each nibble at most 8
+    a = (a & <uint64_t>0x0F0F0F0F0F0F0F0F) + ((a >> 4) & <uint64_t>0x0F0F0F0F0F0F0F0F)
+    return <int>((a * <uint64_t>0x0101010101010101) >> 56)
+
+cdef struct BoxMap:
+    # A Kilim's cells by position, over its bounding box and two rows and columns around it:
+    # at[(r - r0) * width + c - c0] is the cell's code (cell_code), 255 for no cell, and adj[]
+    # there its number of neighbour cells.
+    int r0, c0, rows, width, cells
+    unsigned char at[(H + 4) * 132]
+    unsigned char adj[(H + 4) * 132]
+
+cdef inline void map_kilim(Kil* k, BoxMap* b) noexcept nogil:
+    """Fill b with k's cells (b.cells: how many)."""
+    cdef Cell* x = cells(k)
+    cdef int i, r, c, j
+    cdef unsigned m
+    b.r0 = ORG - 2
+    b.c0 = ORG - 2
+    b.rows = (k.rmax if k.rmax < H else H - 1) - b.r0 + 3
+    b.width = (k.cmax if k.cmax < 127 else 126) - b.c0 + 3
+    b.cells = 0
+    if b.rows <= 0 or b.width <= 0:
+        b.rows = b.width = 0
+        return
+    memset(b.at, 255, b.rows * b.width)
+    memset(b.adj, 0, b.rows * b.width)
+    for i in range(n_used(k)[0]):
+        m = x[i].m & CODE_BITS
+        if m:
+            r = cell_r(&x[i]) - b.r0
+            c = cell_c(&x[i]) - b.c0
+            if 1 <= r < b.rows - 1 and 1 <= c < b.width - 1:
+                j = r * b.width + c
+                b.at[j] = <unsigned char>lowest_bit(m)
+                b.adj[j - b.width] += 1
+                b.adj[j + b.width] += 1
+                b.adj[j - 1] += 1
+                b.adj[j + 1] += 1
+                b.cells += 1
+
+cdef inline int map_index(BoxMap* b, int r, int c) noexcept nogil:
+    """The index of (r, c) in b, if it has all four neighbours in b; else -1."""
+    r -= b.r0
+    c -= b.c0
+    if r < 1 or c < 1 or r >= b.rows - 1 or c >= b.width - 1:
+        return -1
+    return r * b.width + c
 
 cdef inline int other_r(int r, int d) noexcept nogil: return r + d
 cdef inline int other_c(int c, int d) noexcept nogil: return c + 1 - d
@@ -479,7 +635,7 @@ cdef class KilimCore(GameCore):
                     n += 1
             return n
         if ph == PH_PLACE:
-            return self.gen_place(buf, -1)
+            return self.gen_place(buf)
         if ph == PH_WINDOW:
             return self.gen_window(s.actor, buf)
         if ph == PH_SCRAPAT:
@@ -513,8 +669,12 @@ cdef class KilimCore(GameCore):
                 return NO_MOVE
             return make_move(MV_CARD, nth_bit(h, rng_below(rng, popcount(h))))
         if s.phase == PH_PLACE:
-            n = self.gen_place(NULL, -1)
-            return self.gen_place(NULL, rng_below(rng, n)) if n > 0 else NO_MOVE
+            return self.random_place(rng)
+        if s.phase == PH_SPY or s.phase == PH_SCRAPBID or s.phase == PH_ARTBID:
+            h = self.bid_options(s.actor, s.phase)          # gen_moves lists them ascending
+            return make_move(MV_BID, nth_bit(h, rng_below(rng, popcount(h)))) if h else NO_MOVE
+        if s.phase == PH_SCRAPAT:
+            return self.random_scrap_target(s.actor, rng)
         n = self.gen_moves(buf)
         return buf[rng_below(rng, n)] if n > 0 else NO_MOVE
 
@@ -529,8 +689,7 @@ cdef class KilimCore(GameCore):
         if nr > H - 4:
             nr = H - 4
         o[0] = 0
-        for r in range(nr + 2):
-            o[r + 1] = occ(k, r)
+        fill_rows(k, CODE_BITS, &o[1], nr + 2)
         o[nr + 3] = 0
         for r in range(nr):
             e = ~o[r + 1] & cm
@@ -542,66 +701,175 @@ cdef class KilimCore(GameCore):
         return nr
 
     @cython.final
-    cdef int gen_place(self, int* buf, int want) noexcept:
-        """Placements of the pending domino: written to buf (ascending) if buf is not NULL;
-        with want >= 0, the want-th move is returned instead. Otherwise returns the count."""
+    cdef int place_flips(self) noexcept:
+        """Orders of halves the pending domino may take: 1 for a double or a moved domino."""
+        return 1 if (self.s.pl_a == self.s.pl_b or self.s.place_src == PS_MOVE) else 2
+
+    @cython.final
+    cdef int place_slots(self, u128* hs, u128* vs) noexcept:
+        """compute_slots for the actor's Kilim, kept to the direction a Move fixes."""
         cdef KilimState* s = &self.s
-        cdef Kil* k = &s.k[s.actor]
-        cdef u128 hs[H]
-        cdef u128 vs[H]
-        cdef u128 both, x
-        cdef int nflip = 1 if (s.pl_a == s.pl_b or s.place_src == PS_MOVE) else 2
-        cdef int nr, r, c, d, f, n = 0, cnt
-        cdef int mv
-        if k.n_cells == 0:
-            for d in range(2):
-                if s.pl_dir >= 0 and d != s.pl_dir:
-                    continue
-                for f in range(nflip):
-                    mv = make_move(MV_PLACE, place_arg(ORG, ORG, d, f))
-                    if want == n:
-                        return mv
-                    if buf != NULL:
-                        buf[n] = mv
-                    n += 1
-            return n
-        nr = self.compute_slots(k, hs, vs)
+        cdef int nr = self.compute_slots(&s.k[s.actor], hs, vs), r
         if s.pl_dir == 0:
             for r in range(nr):
                 vs[r] = 0
         elif s.pl_dir == 1:
             for r in range(nr):
                 hs[r] = 0
-        if want < 0:
-            for r in range(nr):
-                n += pc128(hs[r]) + pc128(vs[r])
-            if buf == NULL:
-                return n * nflip
-            if n * nflip > MOST_MOVES:
-                return 0                  # no reachable Kilim has this many: never overrun buf
-            n = 0
+        return nr
+
+    @cython.final
+    cdef int first_place(self, int* buf, int want) noexcept:
+        """The placements of a Kilim's first domino, at (ORG, ORG): as gen_place."""
+        cdef KilimState* s = &self.s
+        cdef int nflip = self.place_flips(), d, f, n = 0, mv
+        for d in range(2):
+            if s.pl_dir >= 0 and d != s.pl_dir:
+                continue
+            for f in range(nflip):
+                mv = make_move(MV_PLACE, place_arg(ORG, ORG, d, f))
+                if want == n:
+                    return mv
+                if buf != NULL:
+                    buf[n] = mv
+                n += 1
+        return n
+
+    @cython.final
+    cdef int gen_place(self, int* buf) noexcept:
+        """Placements of the pending domino, written to buf (ascending); their number."""
+        cdef KilimState* s = &self.s
+        cdef Kil* k = &s.k[s.actor]
+        cdef u128 hs[H]
+        cdef u128 vs[H]
+        cdef u128 both
+        cdef int nflip = self.place_flips()
+        cdef int nr, r, c, d, f, n = 0
+        if is_bad(k)[0]:
+            return 0
+        if k.n_cells == 0:
+            return self.first_place(buf, -1)
+        nr = self.place_slots(hs, vs)
         for r in range(nr):
-            if buf == NULL:
-                cnt = (pc128(hs[r]) + pc128(vs[r])) * nflip
-                if want >= n + cnt:
-                    n += cnt
-                    continue
+            n += pc128(hs[r]) + pc128(vs[r])
+        if n * nflip > MOST_MOVES:
+            return 0                      # no reachable Kilim has this many: never overrun buf
+        n = 0
+        for r in range(nr):
             both = hs[r] | vs[r]
             while both:
                 c = low128(both)
                 both &= both - 1
                 for d in range(2):
-                    x = hs[r] if d == 0 else vs[r]
-                    if not (x >> c) & 1:
+                    if not (((hs[r] if d == 0 else vs[r]) >> c) & 1):
                         continue
                     for f in range(nflip):
-                        mv = make_move(MV_PLACE, place_arg(r, c, d, f))
-                        if want == n:
-                            return mv
-                        if buf != NULL:
-                            buf[n] = mv
+                        buf[n] = make_move(MV_PLACE, place_arg(r, c, d, f))
                         n += 1
         return n
+
+    @cython.final
+    cdef int random_place(self, Rng* rng) noexcept:
+        """A uniformly random placement of the pending domino: the want-th of gen_place's list,
+        want drawn once from their number, from one computation of the free positions (on a
+        tile for a Kilim that fits one, else on 128-bit rows)."""
+        cdef Kil* k = &self.s.k[self.s.actor]
+        cdef int n
+        if is_bad(k)[0]:
+            return NO_MOVE
+        if k.n_cells == 0:
+            n = self.first_place(NULL, -1)
+            return self.first_place(NULL, rng_below(rng, n)) if n > 0 else NO_MOVE
+        if k.rmax <= TILE_RMAX and k.cmax <= TILE_CMAX:
+            return self.random_place_tile(rng)
+        return self.random_place_rows(rng)
+
+    @cython.final
+    cdef int random_place_tile(self, Rng* rng) noexcept:
+        """random_place for a Kilim that fits a tile (TILE_RMAX, TILE_CMAX): its rows 0-15, four
+        to a 64-bit word (row r at bits 16 (r % 4) of word r / 4), so the free positions of
+        the whole Kilim are found in four words. Columns 0, 1, 14 and 15 hold no cell, so a
+        shift by one column never carries a cell into the next row."""
+        cdef KilimState* s = &self.s
+        cdef Kil* k = &s.k[s.actor]
+        cdef uint64_t* w = tile(k)
+        cdef uint64_t o[6]
+        cdef uint64_t e[6]
+        cdef uint64_t t[6]
+        cdef uint64_t hs[4]
+        cdef uint64_t vs[4]
+        cdef int cnt[4]
+        cdef uint64_t h, v, both
+        cdef int nflip = self.place_flips()
+        cdef int i, b, d, n = 0, want
+        if not tile_ok(k)[0]:
+            fill_tile(k, w)
+            tile_ok(k)[0] = 1
+        o[0] = o[5] = e[0] = e[5] = t[5] = 0      # beyond the tile: nothing, and no room
+        for i in range(4):
+            o[i + 1] = w[i]
+            e[i + 1] = ~w[i]
+        for i in range(1, 5):                       # free cells next to a cell: as compute_slots
+            t[i] = e[i] & ((o[i] << 1) | (o[i] >> 1) | (o[i] << 16) | (o[i - 1] >> 48)
+                           | (o[i] >> 16) | (o[i + 1] << 48))
+        for i in range(4):
+            h = e[i + 1] & (e[i + 1] >> 1) & (t[i + 1] | (t[i + 1] >> 1)) if s.pl_dir != 1 else 0
+            v = (e[i + 1] & ((e[i + 1] >> 16) | (e[i + 2] << 48))
+                 & (t[i + 1] | (t[i + 1] >> 16) | (t[i + 2] << 48))) if s.pl_dir != 0 else 0
+            hs[i] = h
+            vs[i] = v
+            cnt[i] = popcount2(h, v) * nflip
+            n += cnt[i]
+        if n == 0:
+            return NO_MOVE
+        want = rng_below(rng, n)
+        for i in range(4):
+            if want >= cnt[i]:
+                want -= cnt[i]
+                continue
+            both = hs[i] | vs[i]
+            while both:
+                b = lowest_bit(both)
+                both &= both - 1
+                for d in range(2):
+                    if not (((hs[i] if d == 0 else vs[i]) >> b) & 1):
+                        continue
+                    if want < nflip:
+                        return make_move(MV_PLACE, place_arg(4 * i + (b >> 4), b & 15, d, want))
+                    want -= nflip
+        return NO_MOVE
+
+    @cython.final
+    cdef int random_place_rows(self, Rng* rng) noexcept:
+        """random_place for a Kilim larger than a tile, on 128-bit rows (compute_slots)."""
+        cdef KilimState* s = &self.s
+        cdef u128 hs[H]
+        cdef u128 vs[H]
+        cdef u128 both
+        cdef int nflip = self.place_flips()
+        cdef int nr, r, c, d, n = 0, want, cnt
+        nr = self.place_slots(hs, vs)
+        for r in range(nr):
+            n += pc128(hs[r]) + pc128(vs[r])
+        if n == 0:
+            return NO_MOVE
+        want = rng_below(rng, n * nflip)
+        for r in range(nr):
+            cnt = (pc128(hs[r]) + pc128(vs[r])) * nflip
+            if want >= cnt:
+                want -= cnt
+                continue
+            both = hs[r] | vs[r]
+            while both:
+                c = low128(both)
+                both &= both - 1
+                for d in range(2):
+                    if not (((hs[r] if d == 0 else vs[r]) >> c) & 1):
+                        continue
+                    if want < nflip:
+                        return make_move(MV_PLACE, place_arg(r, c, d, want))
+                    want -= nflip
+        return NO_MOVE
 
     # ------------------------------------------------------------ scrap targets
     @cython.final
@@ -615,46 +883,79 @@ cdef class KilimCore(GameCore):
         return -1
 
     @cython.final
-    cdef u128 scrap_row(self, int p, int r) noexcept:
-        cdef KilimState* s = &self.s
-        cdef int t
-        cdef u128 x = 0
+    cdef int woven_scraps(self, int p) noexcept:
+        cdef int t, n = 0
         for t in range(N_SCRAPS):
-            if s.scrap_loc[t] == LOC_WOVEN + p and s.scrap_r[t] == r:
-                x |= bit(s.scrap_c[t])
-        return x
-
-    @cython.final
-    cdef u128 target_row(self, int p, int r) noexcept:
-        """Cells of row r where a scrap may go: a woven pattern without a scrap, or a hole
-        (an empty cell inside the bounding box)."""
-        cdef Kil* k = &self.s.k[p]
-        cdef u128 o = occ(k, r)
-        cdef u128 box = (bit(k.cmax + 1) - 1) & ~(bit(ORG) - 1)
-        return (o & ~self.scrap_row(p, r)) | (~o & box)
+            if self.s.scrap_loc[t] == LOC_WOVEN + p:
+                n += 1
+        return n
 
     @cython.final
     cdef int gen_scrap_targets(self, int p, int* buf) noexcept:
-        """The cells where a scrap may go (written to buf unless it is NULL); their number."""
-        cdef Kil* k = &self.s.k[p]
-        cdef int r, n = 0
-        cdef u128 x
-        if k.rmax < 0 or k.rmax >= H:
+        """The cells where a scrap may go: a woven pattern without a scrap, or a hole (an empty
+        cell inside the bounding box); written to buf unless it is NULL; their number. Counted
+        without buf, they are the box's cells less the woven scraps (every cell is in the box,
+        every woven scrap on a cell of its own)."""
+        cdef KilimState* s = &self.s
+        cdef Kil* k = &s.k[p]
+        cdef u128 o[H]
+        cdef u128 scrap[H]
+        cdef u128 x, box
+        cdef int r, t, n = 0
+        if k.rmax < 0 or k.rmax >= H or k.cmax > MAX_COL or is_bad(k)[0]:
             return 0
-        for r in range(ORG, k.rmax + 1):
-            n += pc128(self.target_row(p, r))
         if buf == NULL:
-            return n
+            return (k.rmax - ORG + 1) * (k.cmax - ORG + 1) - self.woven_scraps(p)
+        fill_rows(k, CODE_BITS, o, k.rmax + 1)
+        box = (bit(k.cmax + 1) - 1) & ~(bit(ORG) - 1)
+        for r in range(ORG, k.rmax + 1):
+            scrap[r] = 0
+        for t in range(N_SCRAPS):
+            if s.scrap_loc[t] == LOC_WOVEN + p and ORG <= s.scrap_r[t] <= k.rmax:
+                scrap[s.scrap_r[t]] |= bit(s.scrap_c[t])
+        for r in range(ORG, k.rmax + 1):            # o becomes the targets
+            o[r] = (o[r] & ~scrap[r]) | (~o[r] & box)
+            n += pc128(o[r])
         if n > MOST_MOVES:
             return 0                      # no reachable Kilim is this large: never overrun buf
         n = 0
         for r in range(ORG, k.rmax + 1):
-            x = self.target_row(p, r)
+            x = o[r]
             while x:
                 buf[n] = make_move(MV_SCRAPAT, cell_arg(r, low128(x)))
                 n += 1
                 x &= x - 1
         return n
+
+    @cython.final
+    cdef int random_scrap_target(self, int p, Rng* rng) noexcept:
+        """A uniformly random cell of gen_scrap_targets(p): the want-th, want drawn from their
+        number, found without listing them."""
+        cdef KilimState* s = &self.s
+        cdef Kil* k = &s.k[p]
+        cdef u128 o[H]
+        cdef u128 x, box
+        cdef int r, t, c, want, n = self.gen_scrap_targets(p, NULL)
+        if n <= 0:
+            return NO_MOVE
+        want = rng_below(rng, n)
+        fill_rows(k, CODE_BITS, o, k.rmax + 1)
+        box = (bit(k.cmax + 1) - 1) & ~(bit(ORG) - 1)
+        for r in range(ORG, k.rmax + 1):
+            x = 0
+            for t in range(N_SCRAPS):
+                if s.scrap_loc[t] == LOC_WOVEN + p and s.scrap_r[t] == r:
+                    x |= bit(s.scrap_c[t])
+            x = (o[r] & ~x) | (~o[r] & box)
+            c = pc128(x)
+            if want >= c:
+                want -= c
+                continue
+            while want > 0:
+                x &= x - 1
+                want -= 1
+            return make_move(MV_SCRAPAT, cell_arg(r, low128(x)))
+        return NO_MOVE
 
     # ------------------------------------------------------------ the optional window
     @cython.final
@@ -666,8 +967,24 @@ cdef class KilimCore(GameCore):
         return n
 
     @cython.final
+    cdef int window_seats(self) noexcept:
+        """The seats that hold something optional (a perfect carpet, a scrap, an unused token):
+        the only ones has_options may find an action for."""
+        cdef KilimState* s = &self.s
+        cdef int t, seats = 0
+        for t in range(s.n):
+            if s.perfect_held[t] > 0:
+                seats |= 1 << t
+        for t in range(N_SCRAPS):
+            if LOC_HELD <= s.scrap_loc[t] < LOC_HELD + 5:
+                seats |= 1 << (s.scrap_loc[t] - LOC_HELD)
+        for t in range(N_TOKENS):
+            if s.token_holder[t] >= 0 and not s.token_used[t]:
+                seats |= 1 << s.token_holder[t]
+        return seats
+
+    @cython.final
     cdef bint has_options(self, int p) noexcept:
-        cdef int buf[MAX_MOVES]
         cdef KilimState* s = &self.s
         cdef int t
         if s.perfect_held[p] > 0:
@@ -676,7 +993,53 @@ cdef class KilimCore(GameCore):
             return True
         for t in range(N_TOKENS):
             if s.token_holder[t] == p and not s.token_used[t]:
-                return self.gen_window(p, buf) > 1
+                return self.window_has_action(p)
+        return False
+
+    @cython.final
+    cdef bint window_overflows(self, int p, bint tokens) noexcept:
+        """Whether gen_window refuses p's Kilim: one no game reaches, whose window could
+        overrun the move buffer."""
+        cdef Kil* k = &self.s.k[p]
+        return is_bad(k)[0] or (tokens and (k.rmax >= H or 18 + 9 * k.n_dom > MOST_MOVES))
+
+    @cython.final
+    cdef bint window_has_action(self, int p) noexcept:
+        """Whether gen_window(p) lists more than `done` (the same tests, stopping at the first
+        action found)."""
+        cdef KilimState* s = &self.s
+        cdef Kil* k = &s.k[p]
+        cdef int anchors[CELLS * 2]
+        cdef int opts[9]
+        cdef BoxMap box
+        cdef int na, i, t
+        cdef bint rot = s.token_holder[TOK_ROTATE] == p and not s.token_used[TOK_ROTATE]
+        cdef bint rem = s.token_holder[TOK_REMOVE] == p and not s.token_used[TOK_REMOVE]
+        cdef bint mov = s.token_holder[TOK_MOVE] == p and not s.token_used[TOK_MOVE]
+        if self.window_overflows(p, rot or rem or mov):
+            return False
+        if s.token_holder[TOK_PERFECT] == p and not s.token_used[TOK_PERFECT] and s.perfect_supply > 0:
+            return True
+        if s.perfect_held[p] > 0:
+            return True
+        if self.held_scraps(p) > 0 and self.gen_scrap_targets(p, NULL) > 0:
+            return True
+        if not (rot or rem or mov):
+            return False
+        na = self.free_dominoes(p, anchors)
+        if na > 0 and (rem or mov):
+            return True
+        if rem and self.woven_scraps(p) > 0:
+            return True
+        if rot and na > 0:
+            map_kilim(k, &box)
+            for i in range(na):
+                if self.rotate_options(&box, anchors[i], opts) > 0:
+                    return True
+        if mov:
+            for t in range(N_SCRAPS):
+                if s.scrap_loc[t] == LOC_WOVEN + p and self.scrap_can_move(p, t):
+                    return True
         return False
 
     @cython.final
@@ -686,12 +1049,13 @@ cdef class KilimCore(GameCore):
         cdef Kil* k = &s.k[p]
         cdef int n = 0, na = 0, t, i, j, no
         cdef int opts[9]
-        cdef int anchors[MOST_MOVES]
+        cdef int anchors[CELLS * 2]
+        cdef BoxMap box
         cdef bint rot = s.token_holder[TOK_ROTATE] == p and not s.token_used[TOK_ROTATE]
         cdef bint rem = s.token_holder[TOK_REMOVE] == p and not s.token_used[TOK_REMOVE]
         cdef bint mov = s.token_holder[TOK_MOVE] == p and not s.token_used[TOK_MOVE]
         cdef bint targets = self.gen_scrap_targets(p, NULL) > 0
-        if (rot or rem or mov) and (k.rmax >= H or 18 + 9 * self.count_dominoes(k) > MOST_MOVES):
+        if self.window_overflows(p, rot or rem or mov):
             return 0                      # no reachable Kilim has this many: never overrun buf
         buf[n] = make_move(MV_DONE, 0)
         n += 1
@@ -709,9 +1073,9 @@ cdef class KilimCore(GameCore):
         if rot or rem or mov:
             na = self.free_dominoes(p, anchors)
         if rot:
+            map_kilim(k, &box)
             for i in range(na):
-                no = self.rotate_options(p, anchor_row(anchors[i]), anchor_col(anchors[i]),
-                                         anchor_dir(anchors[i]), opts)
+                no = self.rotate_options(&box, anchors[i], opts)
                 for j in range(no):
                     buf[n] = make_move(MV_ROTATE, rotate_arg(anchors[i], opts[j]))
                     n += 1
@@ -734,31 +1098,40 @@ cdef class KilimCore(GameCore):
         return n
 
     @cython.final
-    cdef int count_dominoes(self, Kil* k) noexcept:
-        """The domino links in the rows of k's bounding box."""
-        cdef int r, n = 0
-        for r in range(ORG, k.rmax + 1):
-            n += pc128(grid(k, M_HL)[r] | grid(k, M_VL)[r])
-        return n
-
-    @cython.final
     cdef int free_dominoes(self, int p, int* anchors) noexcept:
-        """The anchors of p's dominoes that a token may take (free_domino), row by row; their
-        number."""
-        cdef Kil* k = &self.s.k[p]
-        cdef int r, c, d, n = 0
-        cdef u128 x
+        """The anchors of p's dominoes that a token may take (free_domino), ascending (row by
+        row); their number."""
+        cdef KilimState* s = &self.s
+        cdef Kil* k = &s.k[p]
+        cdef Cell* x = cells(k)
+        cdef int scrapped[N_SCRAPS]
+        cdef int i, j, t, r, c, d, a, n = 0, ns = 0, top
         if k.n_dom == 0:
             return 0
-        for r in range(ORG, k.rmax + 1):
-            x = grid(k, M_HL)[r] | grid(k, M_VL)[r]
-            while x:
-                c = low128(x)
-                x &= x - 1
-                d = 0 if (grid(k, M_HL)[r] >> c) & 1 else 1
-                if self.free_domino(p, r, c, d):
-                    anchors[n] = anchor_of(r, c, d)
-                    n += 1
+        top = k.rmax if k.rmax < H else H - 1
+        for t in range(N_SCRAPS):                   # the cells the scraps hold in place
+            if s.scrap_loc[t] == LOC_WOVEN + p:
+                scrapped[ns] = (s.scrap_r[t] << 8) | s.scrap_c[t]
+                ns += 1
+        for i in range(n_used(k)[0]):
+            if not x[i].m & ((1u << M_HL) | (1u << M_VL)):
+                continue
+            r = cell_r(&x[i])
+            c = cell_c(&x[i])
+            if r < ORG or r > top:
+                continue
+            d = 0 if (x[i].m >> M_HL) & 1 else 1
+            for j in range(ns):
+                if scrapped[j] == x[i].rc or scrapped[j] == (other_r(r, d) << 8) | other_c(c, d):
+                    break
+            else:
+                a = anchor_of(r, c, d)
+                j = n                               # insertion into the ascending list
+                while j > 0 and anchors[j - 1] > a:
+                    anchors[j] = anchors[j - 1]
+                    j -= 1
+                anchors[j] = a
+                n += 1
         return n
 
     @cython.final
@@ -767,67 +1140,68 @@ cdef class KilimCore(GameCore):
         return self.scrap_at(p, r, c) < 0 and self.scrap_at(p, other_r(r, d), other_c(c, d)) < 0
 
     @cython.final
-    cdef bint touches(self, Kil* k, int r, int c) noexcept:
-        return (occupied(k, r - 1, c) or occupied(k, r + 1, c) or occupied(k, r, c - 1)
-                or occupied(k, r, c + 1))
-
-    @cython.final
-    cdef int rotate_options(self, int p, int r, int c, int d, int* opts) noexcept:
-        """Ways to turn the domino at (r, c, d): 8 swaps its patterns in place; K * 4 + dir
-        keeps half K where it is and swings the other half to that side of it."""
-        cdef Kil* k = &self.s.k[p]
-        cdef int a = cell_code(k, r, c), b = cell_code(k, other_r(r, d), other_c(c, d))
-        cdef int n = 0, K, dirn, kr, kc, orr, oc, nr_, nc
-        cdef bint alone
-        self.take_domino(p, r, c, d)
-        alone = True
-        for kr in range(k.rmax + 2 if k.rmax >= 0 else 0):
-            if occ(k, kr):
-                alone = False
-                break
+    cdef int rotate_options(self, BoxMap* b, int anchor, int* opts) noexcept:
+        """Ways to turn the domino at `anchor`: 8 swaps its patterns in place; K * 4 + dir keeps
+        half K where it is and swings the other half to that side of it, to a free cell, as
+        long as the domino then touches another cell of the Kilim (or is alone). `b` maps the
+        Kilim: a cell next to the kept half touches another cell if it has a neighbour besides
+        the kept half (the swung half was never next to it); the kept half, if it has one
+        besides the swung half."""
+        cdef int r = anchor_row(anchor), c = anchor_col(anchor), d = anchor_dir(anchor)
+        cdef int r2 = other_r(r, d), c2 = other_c(c, d)
+        cdef int i = map_index(b, r, c), i2 = map_index(b, r2, c2)
+        cdef int n = 0, K, dirn, ki, x, nr_, nc
+        cdef int step[4]
+        cdef bint alone, held
+        if i < 0 or i2 < 0:
+            return 0                        # a cell outside the box: no position a game reaches
+        step[0] = -b.width                  # DR, DC: up, right, down, left
+        step[1] = 1
+        step[2] = b.width
+        step[3] = -1
+        alone = b.cells == 2
         for K in range(2):
-            kr = r if K == 0 else other_r(r, d)
-            kc = c if K == 0 else other_c(c, d)
-            orr = other_r(r, d) if K == 0 else r
-            oc = other_c(c, d) if K == 0 else c
+            ki = i if K == 0 else i2
+            held = alone or b.adj[ki] > 1   # the kept half touches a cell besides the other
             for dirn in range(4):
-                nr_ = kr + DR[dirn]
-                nc = kc + DC[dirn]
-                if nr_ == orr and nc == oc:
+                x = ki + step[dirn]
+                if x == (i2 if K == 0 else i):
                     continue
+                nr_ = (r if K == 0 else r2) + DR[dirn]
+                nc = (c if K == 0 else c2) + DC[dirn]
                 if nr_ < 0 or nc < 0 or nr_ >= H - 4 or nc > MAX_COL - 1:
                     continue
-                if occupied(k, nr_, nc):
+                if b.at[x] != 255:
                     continue
-                if alone or self.touches(k, kr, kc) or self.touches(k, nr_, nc):
+                if held or b.adj[x] > 1:
                     opts[n] = K * 4 + dirn
                     n += 1
-        if a != b:
+        if b.at[i] != b.at[i2]:
             opts[n] = 8
             n += 1
-        self.add_domino(p, r, c, d, a, b)
         return n
 
     @cython.final
     cdef bint scrap_can_move(self, int p, int t) noexcept:
-        """Whether a target is left for scrap t once it is lifted."""
+        """Whether a target is left for scrap t once it is lifted: the pattern under it, or a
+        cell of the Kilim without a scrap (a scrap filling a hole leaves the hole)."""
         cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
-        cdef int r = s.scrap_r[t], c = s.scrap_c[t], code = cell_code(k, r, c)
-        cdef int n
+        cdef u128 o[H]
+        cdef u128 x
+        cdef int r, u, nrows
         if s.scrap_under[t] >= 0:
             return True                     # the pattern under it is a target
-        set_code(k, r, c, -1)
-        s.scrap_loc[t] = LOC_OUT
-        n = 0
-        for r in range(ORG, k.rmax + 1):
-            if occ(k, r) & ~self.scrap_row(p, r):
-                n = 1
-                break
-        r = s.scrap_r[t]
-        s.scrap_loc[t] = LOC_WOVEN + p
-        set_code(k, r, c, code)
-        return n > 0
+        nrows = k.rmax + 1 if k.rmax < H else H
+        fill_rows(k, CODE_BITS, o, nrows)
+        for r in range(ORG, nrows):
+            x = o[r]
+            for u in range(N_SCRAPS):       # t's cell is a hole once t is lifted
+                if s.scrap_loc[u] == LOC_WOVEN + p and s.scrap_r[u] == r:
+                    x &= ~bit(s.scrap_c[u])
+            if x:
+                return True
+        return False
 
     # ================================================================ playing a move
     @cython.final
@@ -1006,8 +1380,9 @@ cdef class KilimCore(GameCore):
                 s.step = ST_WINDOW
                 s.seat_iter = 0
             elif s.step == ST_WINDOW:
+                w = self.window_seats()
                 for q in range(s.seat_iter, s.n):
-                    if self.has_options(q):
+                    if (w >> q) & 1 and self.has_options(q):
                         s.seat_iter = q
                         s.phase = PH_WINDOW
                         s.actor = q
@@ -1158,12 +1533,8 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef void add_domino(self, int p, int r, int c, int d, int a, int b) noexcept:
         cdef Kil* k = &self.s.k[p]
-        grid(k, a)[r] |= bit(c)
-        grid(k, b)[other_r(r, d)] |= bit(other_c(c, d))
-        if d == 0:
-            grid(k, M_HL)[r] |= bit(c)
-        else:
-            grid(k, M_VL)[r] |= bit(c)
+        change_cell(k, r, c, 0, (1u << a) | (1u << (M_HL if d == 0 else M_VL)))
+        change_cell(k, other_r(r, d), other_c(c, d), 0, 1u << b)
         k.n_dom += 1
         if a == PERF:
             k.n_perf += 1
@@ -1173,9 +1544,8 @@ cdef class KilimCore(GameCore):
         cdef Kil* k = &self.s.k[p]
         if cell_code(k, r, c) == PERF:
             k.n_perf -= 1
-        set_code(k, r, c, -1)
+        change_cell(k, r, c, CODE_BITS | (1u << (M_HL if d == 0 else M_VL)), 0)
         set_code(k, other_r(r, d), other_c(c, d), -1)
-        grid(k, M_HL if d == 0 else M_VL)[r] &= ~bit(c)
         k.n_dom -= 1
 
     @cython.final
@@ -1184,8 +1554,7 @@ cdef class KilimCore(GameCore):
         cdef int a = s.pl_a, b = s.pl_b, src = s.place_src
         if f:
             a, b = b, a
-        self.add_domino(p, r, c, d, a, b)
-        self.normalize(p)
+        self.weave(p, r, c, d, a, b)
         if src == PS_WON:
             s.n_to_place -= 1
             memmove(&s.to_place[0], &s.to_place[1], s.n_to_place)
@@ -1195,56 +1564,106 @@ cdef class KilimCore(GameCore):
         s.pl_dir = -1
 
     @cython.final
-    cdef void normalize(self, int p) noexcept:
-        """Shift the Kilim so that its bounding box starts at (ORG, ORG); refresh its extent."""
+    cdef void weave(self, int p, int r, int c, int d, int a, int b) noexcept:
+        """add_domino and normalize for a legal placement, whose two cells are in no mask:
+        appended to the list, and the box grown to hold them (re-centred if it grows up or
+        left) without a pass over the other cells unless it moves."""
         cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
-        cdef int lim = (k.rmax if k.rmax > 3 else 3) + 5
-        cdef int r, minr = -1, maxr = -1, dr, dc, i, t, cells = 0
-        cdef u128 o, all_ = 0
-        if lim > H:
-            lim = H
-        for r in range(lim):
-            o = occ(k, r)
-            if o:
-                if minr < 0:
+        cdef Cell* x = cells(k)
+        cdef int r2 = other_r(r, d), c2 = other_c(c, d), dr, dc, i, t
+        if k.n_cells == 0 or n_used(k)[0] + 2 > CELLS:
+            self.add_domino(p, r, c, d, a, b)
+            self.normalize(p)
+            return
+        append_cell(k, r, c, (1u << a) | (1u << (M_HL if d == 0 else M_VL)))
+        append_cell(k, r2, c2, 1u << b)
+        k.n_dom += 1
+        if a == PERF:
+            k.n_perf += 1
+        k.n_cells += 2
+        if r2 > k.rmax:
+            k.rmax = r2
+        if c2 > k.cmax:
+            k.cmax = c2
+        dr = ORG - r if r < ORG else 0
+        dc = ORG - c if c < ORG else 0
+        if dr != 0 or dc != 0:
+            for i in range(n_used(k)[0]):
+                x[i].rc = <unsigned short>(x[i].rc + (dr << 8) + dc)
+            for t in range(N_SCRAPS):
+                if s.scrap_loc[t] == LOC_WOVEN + p:
+                    s.scrap_r[t] += dr
+                    s.scrap_c[t] += dc
+            k.rmax += dr
+            k.cmax += dc
+        if tile_ok(k)[0]:
+            self.tile_weave(k, r + dr, c + dc, r2 + dr, c2 + dc, dr, dc)
+
+    @cython.final
+    cdef void tile_weave(self, Kil* k, int r, int c, int r2, int c2, int dr, int dc) noexcept:
+        """Keep k's tile (KilimGrid.tile) after weave: the Kilim shifted by (dr, dc), then the
+        cells (r, c) and (r2, c2) occupied. It is dropped (rebuilt when next needed) once the
+        Kilim outgrows it."""
+        cdef uint64_t* w = tile(k)
+        if k.rmax > 15 or k.cmax > 15:
+            tile_ok(k)[0] = 0
+            return
+        if dr > 0:
+            shift_tile(w, 16 * dr)        # down by dr rows
+        if dc > 0:
+            shift_tile(w, dc)             # right by dc columns: no cell crosses a row's end
+        w[r >> 2] |= (<uint64_t>1) << (((r & 3) << 4) + c)
+        w[r2 >> 2] |= (<uint64_t>1) << (((r2 & 3) << 4) + c2)
+
+    @cython.final
+    cdef void normalize(self, int p) noexcept:
+        """Shift the Kilim so that its bounding box starts at (ORG, ORG) (its cells and woven
+        scraps: re-centred as it grows up or left, or shrinks); refresh its extent and cells."""
+        cdef KilimState* s = &self.s
+        cdef Kil* k = &s.k[p]
+        cdef Cell* x = cells(k)
+        cdef int* used = n_used(k)
+        cdef int i, t, r, c, dr, dc, count = 0
+        cdef int minr = H, minc = 255, maxr = -1, maxc = -1
+        tile_ok(k)[0] = 0
+        for i in range(used[0]):
+            if x[i].m & CODE_BITS:
+                r = cell_r(&x[i])
+                c = cell_c(&x[i])
+                count += 1
+                if r < minr:
                     minr = r
-                maxr = r
-                all_ |= o
-                cells += pc128(o)
-        k.n_cells = cells
-        if minr < 0:
+                if r > maxr:
+                    maxr = r
+                if c < minc:
+                    minc = c
+                if c > maxc:
+                    maxc = c
+        k.n_cells = count
+        if count == 0:
             k.rmax = -1
             k.cmax = -1
             return
         dr = ORG - minr
-        dc = ORG - low128(all_)
-        if dr > 0:
-            for i in range(N_MASKS):
-                for r in range(maxr, minr - 1, -1):
-                    grid(k, i)[r + dr] = grid(k, i)[r]
-                for r in range(minr, minr + dr):
-                    grid(k, i)[r] = 0
-        elif dr < 0:
-            for i in range(N_MASKS):
-                for r in range(minr, maxr + 1):
-                    grid(k, i)[r + dr] = grid(k, i)[r]
-                for r in range(maxr + dr + 1, maxr + 1):
-                    grid(k, i)[r] = 0
-        if dc != 0:
-            for i in range(N_MASKS):
-                for r in range(ORG, maxr + dr + 1):
-                    if dc > 0:
-                        grid(k, i)[r] = (grid(k, i)[r] << dc) & colmask()
-                    else:
-                        grid(k, i)[r] = grid(k, i)[r] >> (-dc)
+        dc = ORG - minc
         if dr != 0 or dc != 0:
+            i = 0
+            while i < used[0]:
+                r = cell_r(&x[i]) + dr
+                c = cell_c(&x[i]) + dc
+                if r < 0 or r >= H or c < 0 or c > MAX_COL:
+                    used[0] -= 1                 # a link without its cell, shifted off the frame
+                    x[i] = x[used[0]]
+                    continue
+                x[i].rc = <unsigned short>((r << 8) | c)
+                i += 1
             for t in range(N_SCRAPS):
                 if s.scrap_loc[t] == LOC_WOVEN + p:
                     s.scrap_r[t] += dr
                     s.scrap_c[t] += dc
         k.rmax = maxr + dr
-        k.cmax = high128(all_) + dc
+        k.cmax = maxc + dc
 
     # ------------------------------------------------------------ scraps
     @cython.final
@@ -1256,7 +1675,10 @@ cdef class KilimCore(GameCore):
         s.scrap_loc[t] = LOC_WOVEN + p
         s.scrap_r[t] = r
         s.scrap_c[t] = c
-        self.normalize(p)
+        if ORG <= r <= k.rmax and ORG <= c <= k.cmax:
+            k.n_cells += s.scrap_under[t] < 0   # inside the box (every target is): it stays
+        else:
+            self.normalize(p)
         if s.tracking:
             for r in range(s.n):
                 s.where[r][t] = 0
@@ -1357,14 +1779,20 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef int kilim_score(self, int p, int* largest, int* parts) noexcept:
         """Points of p's Kilim without the largest-group bonus; largest[t] gets the size of
-        p's largest group of type t. parts (if not NULL): rectangle, types, groups, torn."""
+        p's largest group of type t. parts (if not NULL): rectangle, types, groups, torn.
+        The groups are found on the list of cells: a map of the bounding box (with a border
+        of empty cells) to the cells in it, then a search from each cell not yet in a group of
+        its type to its neighbours of that type."""
         cdef Kil* k = &self.s.k[p]
-        cdef u128 rem[H + 2]
-        cdef u128 comp[H + 2]
-        cdef u128 x
-        cdef int t, r, rr, size, types = 0, groups = 0, torn = 0, rect = 0, tpts = 0
-        cdef int lo, hi, top
-        cdef bint changed
+        cdef Cell* x = cells(k)
+        cdef int n = n_used(k)[0]
+        cdef unsigned char at[(H + 2) * 130]
+        cdef unsigned char grouped[CELLS]
+        cdef int stack[CELLS]
+        cdef int step[4]
+        cdef int t, i, j, r, c, size, top, minc = 255, maxc = -1, width, at_j, dirn
+        cdef int groups = 0, torn = 0, rect = 0, tpts = 0, types, sp
+        cdef unsigned present = 0, todo
         for t in range(N_TYPES):
             largest[t] = 0
         if k.rmax < 0:
@@ -1374,49 +1802,57 @@ cdef class KilimCore(GameCore):
         top = k.rmax if k.rmax < H else H - 1      # a Kilim never reaches H: stay in the grid
         if k.n_cells == (top - ORG + 1) * (k.cmax - ORG + 1):
             rect = PT_RECT
-        for r in range(ORG, top + 1):
-            torn += pc128(grid(k, TORN)[r])
-        for rr in range(top + 2):
-            comp[rr] = 0
-        for t in range(N_TYPES):
-            x = 0
-            for r in range(ORG, top + 1):
-                rem[r] = grid(k, t)[r]
-                x |= rem[r]
-            rem[ORG - 1] = 0
-            rem[top + 1] = 0
-            if x == 0:
+        for i in range(n):                          # the cells counted: those in rows ORG..top
+            r = cell_r(&x[i])
+            if r < ORG or r > top:
                 continue
-            types += 1
-            for r in range(ORG, top + 1):
-                while rem[r]:
-                    comp[r] = rem[r] & (~rem[r] + 1)
-                    lo = r
-                    hi = r
-                    changed = True
-                    while changed:
-                        changed = False
-                        if lo > ORG:
-                            lo -= 1
-                        if hi < top:
-                            hi += 1
-                        for rr in range(lo, hi + 1):
-                            x = (comp[rr] | (comp[rr] << 1) | (comp[rr] >> 1) | comp[rr - 1]
-                                 | comp[rr + 1]) & rem[rr]
-                            if x != comp[rr]:
-                                comp[rr] = x
-                                changed = True
-                        for rr in range(hi, lo - 1, -1):
-                            x = (comp[rr] | (comp[rr] << 1) | (comp[rr] >> 1) | comp[rr - 1]
-                                 | comp[rr + 1]) & rem[rr]
-                            if x != comp[rr]:
-                                comp[rr] = x
-                                changed = True
+            if (x[i].m >> TORN) & 1:
+                torn += 1
+            if x[i].m & TYPE_BITS:
+                present |= x[i].m
+                c = cell_c(&x[i])
+                if c < minc:
+                    minc = c
+                if c > maxc:
+                    maxc = c
+        types = popcount(present & TYPE_BITS)
+        if types:
+            width = maxc - minc + 3                 # the box's columns and a border each side
+            memset(at, 255, (top - ORG + 3) * width)
+            step[0] = -width
+            step[1] = 1
+            step[2] = width
+            step[3] = -1
+            for i in range(n):
+                r = cell_r(&x[i])
+                grouped[i] = 0
+                if ORG <= r <= top and x[i].m & TYPE_BITS:
+                    at[(r - ORG + 1) * width + cell_c(&x[i]) - minc + 1] = <unsigned char>i
+            for i in range(n):
+                r = cell_r(&x[i])
+                if r < ORG or r > top:
+                    continue
+                at_j = (r - ORG + 1) * width + cell_c(&x[i]) - minc + 1
+                if at[at_j] != i:
+                    continue                        # a second entry for one cell (never in a game)
+                todo = x[i].m & TYPE_BITS & ~grouped[i]
+                while todo:
+                    t = lowest_bit(todo)
+                    todo &= todo - 1
+                    grouped[i] |= <unsigned char>(1 << t)
+                    stack[0] = at_j
+                    sp = 1
                     size = 0
-                    for rr in range(lo, hi + 1):
-                        size += pc128(comp[rr])
-                        rem[rr] &= ~comp[rr]
-                        comp[rr] = 0
+                    while sp:
+                        sp -= 1
+                        at_j = stack[sp]
+                        size += 1
+                        for dirn in range(4):
+                            j = at[at_j + step[dirn]]
+                            if j != 255 and (x[j].m >> t) & 1 and not (grouped[j] >> t) & 1:
+                                grouped[j] |= <unsigned char>(1 << t)
+                                stack[sp] = at_j + step[dirn]
+                                sp += 1
                     if size >= 2:
                         groups += size - 1
                     if size > largest[t]:
@@ -1646,27 +2082,43 @@ cdef class KilimCore(GameCore):
     # ================================================================ the bridge
     def _fields(self) -> dict:
         """Every field of the C state as Python values (ints, lists, dicts). Each Kilim's grid
-        is k[p]["m"]: one int per mask, row r in bits 128 r to 128 r + 127 (see KilimGrid)."""
+        is k[p]["m"]: one int per mask, cell (r, c) at bit 128 r + c (see KilimGrid). A grid
+        the bridge could not hold (`bad`) has n_cells -1, so no check accepts it."""
         cdef dict d = self.s
-        cdef int p, t, rows
-        cdef u128* m
+        cdef int p, t, i, rows, used
+        cdef Kil* k
+        cdef u128 g[H]
         for p in range(5):
+            k = &self.s.k[p]
+            used = n_used(k)[0]
+            rows = 0
+            for i in range(used):
+                rows = max(rows, cell_r(&cells(k)[i]) + 1)
+            rows = min(rows, H)
             masks = []
             for t in range(N_MASKS):
-                m = grid(&self.s.k[p], t)
-                rows = H
-                while rows > 0 and m[rows - 1] == 0:      # the rows below are empty: skip them
-                    rows -= 1
-                masks.append(int.from_bytes((<char*>m)[:rows * sizeof(u128)], "little"))
+                fill_rows(k, 1u << t, g, rows)
+                i = rows
+                while i > 0 and g[i - 1] == 0:            # the rows below are empty: skip them
+                    i -= 1
+                masks.append(int.from_bytes((<char*>g)[:i * sizeof(u128)], "little"))
             d["k"][p]["m"] = masks
+            if is_bad(k)[0]:
+                d["k"][p]["n_cells"] = -1
         return d
 
     @cython.boundscheck(True)
     def _set_fields(self, dict fields not None) -> None:
-        """Overwrite the C state from `fields` (GameCore's docstring: the bridge)."""
+        """Overwrite the C state from `fields` (GameCore's docstring: the bridge). Each grid
+        becomes its list of cells; one that does not fit (more cells than a Kilim has, an
+        extent outside the frame) is kept as far as it fits and marked bad."""
         cdef KilimState state = fields          # every field but the grids (KilimGrid hides them)
+        cdef u128 g[N_MASKS][H]
         cdef bytes rows
-        cdef int p, t
+        cdef int p, t, r, c
+        cdef unsigned m
+        cdef u128 row
+        cdef Kil* k
         kilims = fields["k"]
         for p in range(5):
             masks = kilims[p]["m"]
@@ -1676,5 +2128,27 @@ cdef class KilimCore(GameCore):
                 if type(masks[t]) is not int:
                     raise TypeError(f"k[{p}].m[{t}]: expected an int, not {type(masks[t]).__name__}")
                 rows = masks[t].to_bytes(H * sizeof(u128), "little")   # OverflowError if out of range
-                memcpy(grid(&state.k[p], t), <char*>rows, H * sizeof(u128))
+                memcpy(g[t], <char*>rows, H * sizeof(u128))
+            k = &state.k[p]
+            memset(cells(k), 0, CELLS * sizeof(Cell))
+            memset(tile(k), 0, 4 * sizeof(uint64_t))
+            tile_ok(k)[0] = 0
+            n_used(k)[0] = 0
+            is_bad(k)[0] = not (-1 <= k.rmax < H and -1 <= k.cmax <= MAX_COL)
+            for r in range(H):
+                row = 0
+                for t in range(N_MASKS):
+                    row |= g[t][r]
+                while row:
+                    c = low128(row)
+                    row &= row - 1
+                    m = 0
+                    for t in range(N_MASKS):
+                        m |= <unsigned>((g[t][r] >> c) & 1) << t
+                    if n_used(k)[0] == CELLS:
+                        is_bad(k)[0] = 1          # more cells than a Kilim has
+                        break
+                    cells(k)[n_used(k)[0]].rc = <unsigned short>((r << 8) | c)
+                    cells(k)[n_used(k)[0]].m = <unsigned short>m
+                    n_used(k)[0] += 1
         self.s = state
