@@ -175,7 +175,18 @@ cdef inline uint32_t public_count(GameCore g) noexcept:
 
 cdef class Tree:
     """The search tree and loop for one searching player: one root position, or a sequence
-    of them along one game (reroot), keeping the statistics that stay valid."""
+    of them along one game (reroot), keeping the statistics that stay valid.
+
+    Tree(root, player, seed, c=0.7, mode="so", max_nodes=200000, track_scores=True,
+    resample=True, score_weight=0.0, policy_playouts=True, prior_weight=0.0,
+    policy_prior=False): `player` must be to move at `root`; `c` the UCB constant; `mode`
+    the keying (so, mo, full); `max_nodes` the node cap; `track_scores` keeps the root's
+    score and win sums; `resample` determinizes every iteration; `score_weight` the share of
+    the squashed score margin in the reward; `policy_playouts` plays out with the game's
+    policy (else uniformly at random); `prior_weight` > 0 turns on progressive bias, from
+    set_root_prior at the root and, with `policy_prior`, from the playout policy elsewhere.
+    search.ismcts.new_tree makes one from a SearchConfig.
+    """
     cdef GameCore root
     cdef GameCore scratch
     cdef readonly int player
