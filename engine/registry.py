@@ -38,7 +38,7 @@ class SearchDefaults:
 
 # One row per game; `caravan games` prints them. How each value was chosen: docs/strength.md.
 SEARCH_DEFAULTS: Dict[str, SearchDefaults] = {
-    "khiva": SearchDefaults(0.7, 0.5, {2: "mo", 3: "so", 4: "so", 5: "so"},
+    "khiva": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
                             {2: 140_000, 3: 140_000, 4: 140_000, 5: 140_000}),
     "khan": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
                            {2: 80_000, 3: 80_000, 4: 75_000, 5: 70_000}),

@@ -134,15 +134,16 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
     `budget` (search.config.Budget; an int is iterations, a float seconds) says when to
     stop: with an iteration limit alone the result is reproducible for a given `seed`.
     Without a limit the search runs until `stop` (a threading.Event) is set. `config`
-    (search.config.SearchConfig, the defaults when None) says how to search. `player`, when
-    given, must be the player to move. `progress(iterations, nodes, seconds)` is called
-    about every `progress_every` seconds. The fields of the budget and the configuration
-    may also be given as keywords (`iterations=400, mode="mo"`) instead of the objects.
+    (search.config.SearchConfig; None: the game's tuned one, search.config.game_config)
+    says how to search. `player`, when given, must be the player to move.
+    `progress(iterations, nodes, seconds)` is called about every `progress_every` seconds.
+    The fields of the budget and the configuration may also be given as keywords
+    (`iterations=400, mode="mo"`: the game's configuration with that field changed).
 
     Returns the most visited root move and the statistics of every root move, most visited
     first.
     """
-    budget, config = from_keywords(budget, config, fields, "search")
+    budget, config = from_keywords(budget, config, fields, "search", state)
     player = check_search(state, budget, player, stop)
     tree = new_tree(state, player, config, seed)
     elapsed = run_tree(tree, budget, stop, progress, progress_every)
@@ -179,7 +180,7 @@ class Searcher:
                stop: Optional[threading.Event] = None, progress: Optional[Progress] = None,
                progress_every: float = 1.0) -> SearchResult:
         """As search.ismcts.search, on the kept tree when it holds the position."""
-        budget, config = from_keywords(budget, config or self.config, {}, "search")
+        budget, config = from_keywords(budget, config or self.config, {}, "search", state)
         player = check_search(state, budget, self.player, stop)
         self.searches += 1
         if seed is None:

@@ -174,7 +174,7 @@ class ParallelSearch:
         """
         if merge not in ("sum", "vote"):
             raise ValueError("merge is 'sum' or 'vote'")
-        budget, config = from_keywords(budget, config, fields, "search")
+        budget, config = from_keywords(budget, config, fields, "search", state)
         player = check_search(state, budget, player, stop)
         if state.is_terminal():
             raise ValueError("the game is over: nothing to search")
