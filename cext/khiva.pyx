@@ -407,6 +407,20 @@ cdef class KhivaCore(GameCore):
         give = <uint32_t>random_subset(rng, h & ~play, s.per_turn)
         return choice_move(play, give)
 
+    # Playout policy: none. The search's playouts take the base's playout_move, this
+    # random_move: every policy tried lost or drew at equal time against uniform playouts,
+    # which are cheaper (docs/rules/khiva.md, "Playouts").
+
+    def playout_choices(self, seed, int count=1) -> list:
+        """The moves the search's playouts would take here in `count` draws from one Rng
+        seeded by `seed` (a test and inspection aid; [] when the game is over)."""
+        cdef Rng r
+        cdef int i
+        if self.s.phase == PH_OVER:
+            return []
+        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        return [self.playout_move(&r) for i in range(count)]
+
     # ================================================================ playing a move
     @cython.final
     cdef void do_move(self, int move) noexcept:
