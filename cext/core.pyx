@@ -201,6 +201,16 @@ cdef class GameCore:
     cdef int playout_move(self, Rng* rng) noexcept:
         return self.random_move(rng)
 
+    def playout_choices(self, seed, int count=1) -> list:
+        """The moves the search's playouts would take here in `count` draws from one Rng
+        seeded by `seed` (a test and inspection aid; [] when the game is over)."""
+        cdef Rng r
+        cdef int i
+        if self.current() < 0:
+            return []
+        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        return [self.playout_move(&r) for i in range(count)]
+
     @cython.final
     cdef size_t raw_size(self) noexcept:
         return self.state_size

@@ -411,15 +411,6 @@ cdef class KhivaCore(GameCore):
     # random_move: every policy tried lost or drew at equal time against uniform playouts,
     # which are cheaper (docs/rules/khiva.md, "Playouts").
 
-    def playout_choices(self, seed, int count=1) -> list:
-        """The moves the search's playouts would take here in `count` draws from one Rng
-        seeded by `seed` (a test and inspection aid; [] when the game is over)."""
-        cdef Rng r
-        cdef int i
-        if self.s.phase == PH_OVER:
-            return []
-        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
-        return [self.playout_move(&r) for i in range(count)]
 
     # ================================================================ playing a move
     @cython.final

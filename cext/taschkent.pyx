@@ -742,15 +742,6 @@ cdef class TaschkentCore(GameCore):
             return self.random_move(rng)
         return buf[rng_below(rng, k)]
 
-    def playout_choices(self, seed, int count=1) -> list:
-        """The moves the search's playouts would take here in `count` draws from one Rng
-        seeded by `seed` (a test and inspection aid; [] when the game is over)."""
-        cdef Rng r
-        cdef int i
-        if self.s.phase == PH_OVER:
-            return []
-        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
-        return [self.playout_move(&r) for i in range(count)]
 
 # ================================================================ playing a move
     @cython.final
