@@ -107,7 +107,8 @@ def table_from_args(args: argparse.Namespace, options: dict) -> Table:
     info.check_players(players)
     if args.seed < 0:
         raise ValueError(f"--seed must be non-negative, not {args.seed}")
-    hint_budget(args.hint_iterations, args.hint_seconds)        # ValueError now, not at a hint
+    # checked now, not at the first hint; a caller's Namespace may predate --hint-seconds
+    hint_budget(args.hint_iterations, getattr(args, "hint_seconds", DEFAULT_SECONDS))
     if args.seat is not None and args.seats is not None:
         raise ValueError("give --seat or --seats, not both")
     humans = _seats(args.seats) if args.seats is not None else [0 if args.seat is None else args.seat]
