@@ -122,10 +122,11 @@ def test_a_cmd_program_that_cannot_be_found_is_refused_before_starting():
 
 
 def test_an_ismcts_agent_keeps_its_tree_from_one_decision_to_the_next():
-    """reuse=yes (the default): the agent's later searches start from the statistics of its
-    earlier ones; reuse=no searches afresh every time. Both play legal moves."""
+    """reuse=yes: the agent's later searches start from the statistics of its earlier ones;
+    reuse=no (the default, search.agents.REUSE_TREES) searches afresh every time. Both play
+    legal moves."""
     from engine import new_game
-    for text, reuses in (("ismcts:iterations=400", True), ("ismcts:iterations=400,reuse=no", False)):
+    for text, reuses in (("ismcts:iterations=400,reuse=yes", True), ("ismcts:iterations=400", False)):
         agent = parse_agent(text).build(seed=3)
         state = new_game("khiva", 2, 4)
         while agent.calls < 4:
