@@ -28,6 +28,20 @@ def advance(g, moves: int, seed: int = 0):
     return g
 
 
+def playout_draws(deal, games: int, draws: int = 20):
+    """(state, its legal moves, `draws` playout moves) at every position of `games` games
+    dealt by deal(k), each walked half by the playout moves themselves and half at random,
+    so both kinds of lines are covered; the caller checks each position."""
+    for k in range(games):
+        g = deal(k)
+        rng = random.Random(k)
+        while not g.is_terminal():
+            legal = set(g.legal_moves())
+            choices = g.playout_choices(rng.randrange(1 << 62), draws)
+            yield g, legal, choices
+            g.apply(choices[0] if rng.random() < 0.5 else rng.choice(sorted(legal)))
+
+
 def regression_case(name: str) -> Tuple[str, Any]:
     """The kind ("json" for a full state, or "view") and the data of tests/regressions/`name`."""
     raw = json.loads((REGRESSIONS / name).read_text())

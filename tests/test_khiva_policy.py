@@ -7,12 +7,11 @@ that the playout moves are always legal, reproducible for a seed, spread over ev
 move, and drawn from nothing the player to move cannot see.
 """
 import json
-import random
 
 import pytest
 
 from engine.games.khiva import Khiva
-from game_support import advance
+from game_support import advance, playout_draws
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -21,16 +20,10 @@ def test_the_playout_moves_are_always_legal(players):
     half at random), 20 draws in each."""
     phases = set()
     positions = 0
-    for game in range(40):
-        g = Khiva(players, 400 + game)
-        rng = random.Random(game)
-        while not g.is_terminal():
-            legal = set(g.legal_moves())
-            choices = g.playout_choices(rng.randrange(1 << 62), 20)
-            assert set(choices) <= legal, (g.to_json()["phase"], sorted(set(choices) - legal))
-            positions += 1
-            phases.add(g.to_json()["phase"])
-            g.apply(choices[0] if rng.random() < 0.5 else rng.choice(sorted(legal)))
+    for g, legal, choices in playout_draws(lambda k: Khiva(players, 400 + k), 40):
+        assert set(choices) <= legal, (g.to_json()["phase"], sorted(set(choices) - legal))
+        positions += 1
+        phases.add(g.to_json()["phase"])
     assert positions > 1000, positions
     assert phases == {"choose", "boost", "shop4"}, phases
 

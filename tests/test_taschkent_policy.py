@@ -14,7 +14,7 @@ import pytest
 from cext import taschkent as core
 from cext.core import move_arg, move_kind
 from engine.games.taschkent import Taschkent
-from game_support import advance
+from game_support import advance, playout_draws
 from taschkent_support import build, fresh, iron_to_sell_in_r2, play
 
 
@@ -36,17 +36,11 @@ def test_the_policy_always_plays_a_legal_move(players):
     random, so both kinds of lines are covered), 20 draws in each."""
     phases = set()
     positions = draws = 0
-    for game in range(25):
-        g = Taschkent(players, 300 + game)
-        rng = random.Random(game)
-        while not g.is_terminal():
-            legal = set(g.legal_moves())
-            choices = g.playout_choices(rng.randrange(1 << 62), 20)
-            assert set(choices) <= legal, (g.to_json()["phase"], sorted(set(choices) - legal))
-            positions += 1
-            draws += len(choices)
-            phases.add(g.to_json()["phase"])
-            g.apply(choices[0] if rng.random() < 0.5 else rng.choice(sorted(legal)))
+    for g, legal, choices in playout_draws(lambda k: Taschkent(players, 300 + k), 25):
+        assert set(choices) <= legal, (g.to_json()["phase"], sorted(set(choices) - legal))
+        positions += 1
+        draws += len(choices)
+        phases.add(g.to_json()["phase"])
     assert positions > 1500, positions
     assert phases == {"action", "move2", "end", "sell"}, phases
     assert Taschkent(players, 1).playout_choices(0, 0) == []
