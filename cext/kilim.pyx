@@ -254,6 +254,7 @@ cdef extern from *:
     uint64_t* tile "kilim_tile"(Kil* k) noexcept nogil
     int* tile_ok "kilim_tile_ok"(Kil* k) noexcept nogil
     int __builtin_clzll(unsigned long long) nogil
+    int __builtin_clz(unsigned int) nogil
 
 cdef enum:
     CELLS = 104              # cells a Kilim's list holds (see above)
@@ -261,6 +262,7 @@ cdef enum:
     TYPE_BITS = 0x1F         # a cell's bits for the pattern types A-E
     TILE_RMAX = 12           # a Kilim whose box ends at row 12 and column 13 or before fits,
     TILE_CMAX = 13           # with every placement next to it, in a tile (random_place_tile)
+    PLAYOUT_EPSILON = 10     # percent of playout moves drawn at random (playout_move)
 
 cpdef enum:
     LOC_BOARD = -1           # scrap locations: on the board, held (face down) by p, woven by p,
@@ -1202,6 +1204,135 @@ cdef class KilimCore(GameCore):
             if x:
                 return True
         return False
+
+    # ------------------------------------------------------------ the playout policy
+    # The moves the search's playouts take (docs/rules/kilim.md, "Playout policy"): rules of
+    # thumb on this state and the search's generator only, for the card of an auction and the
+    # weaving window, and a random move for the rest and now and then (PLAYOUT_EPSILON), so
+    # that no line is ever excluded. Placements stay random: weaving next to matching
+    # patterns lost strength in playouts (measured; see the docs).
+    @cython.final
+    cdef int playout_move(self, Rng* rng) noexcept:
+        cdef int ph = self.s.phase
+        if <int>rng_below(rng, 100) < PLAYOUT_EPSILON:
+            return self.random_move(rng)
+        if ph == PH_CARD:
+            return self.policy_card(rng)
+        if ph == PH_WINDOW:
+            return self.policy_window(rng)
+        if ph == PH_SCRAPAT:
+            return self.policy_scrap_target(rng)
+        return self.random_move(rng)
+
+    def playout_choices(self, seed, int count=1) -> list:
+        """The moves the search's playouts would take here in `count` draws from one Rng
+        seeded by `seed` (a test and inspection aid; [] when the game is over)."""
+        cdef Rng r
+        cdef int i
+        if self.s.phase == PH_OVER:
+            return []
+        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        return [self.playout_move(&r) for i in range(count)]
+
+    @cython.final
+    cdef unsigned codes_shown(self, int p) noexcept:
+        """The cell codes p's Kilim shows (bit c: code c)."""
+        cdef Kil* k = &self.s.k[p]
+        cdef Cell* x = cells(k)
+        cdef unsigned seen = 0
+        cdef int i
+        for i in range(n_used(k)[0]):
+            seen |= x[i].m
+        return seen & CODE_BITS
+
+    @cython.final
+    cdef int domino_worth(self, int dom, unsigned shown) noexcept:
+        """How much a domino suits a Kilim showing the codes `shown`: -1 for a torn carpet (its
+        torn half costs 3), else one for each half whose pattern the Kilim already shows
+        (so it can join a group), 1 for any domino while the Kilim is empty."""
+        cdef int a = dom_a(dom), b = dom_b(dom)
+        if dom >= ID_TORN:
+            return -1
+        if shown == 0:
+            return 1
+        return <int>((shown >> a) & 1) + <int>((shown >> b) & 1)
+
+    @cython.final
+    cdef int policy_card(self, Rng* rng) noexcept:
+        """Bid by value: the dominoes the auction gives (the one on the table and any carried)
+        worth 2 or more to the seat: its highest Gold card; worth less than 0 (torn): its
+        lowest; otherwise any card of its hand, as a random playout."""
+        cdef KilimState* s = &self.s
+        cdef int p = s.actor, worth, i
+        cdef uint32_t gold = s.hand[p] & ((1u << (GOLD_MAX + 1)) - 2)
+        cdef unsigned shown
+        if gold == 0 or s.on_table < 0:
+            return self.random_move(rng)
+        shown = self.codes_shown(p)
+        worth = self.domino_worth(s.on_table, shown)
+        for i in range(s.n_pending):
+            worth += self.domino_worth(s.pending[i], shown)
+        if worth >= 2:
+            return make_move(MV_CARD, 31 - __builtin_clz(gold))
+        if worth < 0:
+            return make_move(MV_CARD, lowest_bit(gold))
+        return self.random_move(rng)
+
+    @cython.final
+    cdef int policy_window(self, Rng* rng) noexcept:
+        """In a weaving window: weave a held scrap if a torn pattern shows or a hole is left,
+        remove a torn carpet with the Remove token, else done (tokens and perfect carpets are
+        left alone)."""
+        cdef KilimState* s = &self.s
+        cdef int p = s.actor, t, i, na, r, c, d
+        cdef Kil* k = &s.k[p]
+        cdef int anchors[CELLS * 2]
+        cdef bint rem = s.token_holder[TOK_REMOVE] == p and not s.token_used[TOK_REMOVE]
+        if self.window_overflows(p, True):
+            return self.random_move(rng)
+        if self.gen_scrap_targets(p, NULL) > 0 and (self.codes_shown(p) >> TORN & 1
+                                                    or (k.rmax - ORG + 1) * (k.cmax - ORG + 1) > k.n_cells):
+            for t in range(N_SCRAPS):
+                if s.scrap_loc[t] == LOC_HELD + p:
+                    return make_move(MV_SELSCRAP, t)
+        if rem:
+            na = self.free_dominoes(p, anchors)
+            for i in range(na):
+                r = anchor_row(anchors[i])
+                c = anchor_col(anchors[i])
+                d = anchor_dir(anchors[i])
+                if cell_code(k, r, c) == TORN or cell_code(k, other_r(r, d), other_c(c, d)) == TORN:
+                    return make_move(MV_REMOVE, anchors[i])
+        return make_move(MV_DONE, 0)
+
+    @cython.final
+    cdef int policy_scrap_target(self, Rng* rng) noexcept:
+        """A scrap goes on a torn pattern if one shows (restoring it), else anywhere. The torn
+        cells are counted in row order, not in the order of the list (which a state loaded
+        from JSON has otherwise), so the choice depends on the position only."""
+        cdef Kil* k = &self.s.k[self.s.actor]
+        cdef u128 o[H]
+        cdef u128 row
+        cdef int r, c, n = 0, want
+        if is_bad(k)[0] or k.rmax < 0 or k.rmax >= H:
+            return self.random_move(rng)
+        fill_rows(k, 1u << TORN, o, k.rmax + 1)
+        for r in range(ORG, k.rmax + 1):
+            n += pc128(o[r])
+        if n == 0:
+            return self.random_move(rng)
+        want = rng_below(rng, n)
+        for r in range(ORG, k.rmax + 1):
+            row = o[r]
+            c = pc128(row)
+            if want >= c:
+                want -= c
+                continue
+            while want > 0:
+                row &= row - 1
+                want -= 1
+            return make_move(MV_SCRAPAT, cell_arg(r, low128(row)))
+        return self.random_move(rng)
 
     # ================================================================ playing a move
     @cython.final
