@@ -9,6 +9,14 @@ cdef enum:
     MAX_MOVES = 4096     # size of a move buffer: no position of any game has more legal moves
     LOG_SIZE = 32        # narration entries kept; no single move writes more (conformance check)
 
+cdef enum:
+    # How much of the information a state keeps as moves are played (StateHead.tracking).
+    TRACK_OFF = 0        # nothing: random playouts, which read only the outcome
+    TRACK_KEYS = 1       # the information hashes only: inside the search tree, where node
+                         # keys are all that is read (no resample, no narration follows)
+    TRACK_ALL = 2        # hashes, each player's knowledge (what resample respects) and the
+                         # narration log: every state Python sees, and every search root
+
 # ---------------------------------------------------------------- the game-module contract
 # Every game is one module cext/<game>.pyx whose sections come in this order, with these
 # banners, so that the four rule files read alike:
@@ -56,13 +64,15 @@ cdef inline void log_event(EventLog* log, int kind, int player, int a, int b, in
 
 cdef struct StateHead:
     # The first fields of every game's state struct, in this order (as CPython's objects
-    # share PyObject_HEAD), so the base type keeps the tracking flag, the information hashes
+    # share PyObject_HEAD), so the base type keeps the tracking level, the information hashes
     # and the narration log for all games. Each game checks its layout at import with head_fits.
-    bint tracking
+    # A game updates its hashes while tracking (any level) and its knowledge and log only at
+    # TRACK_ALL.
+    int tracking
     InfoHash ih
     EventLog log
 
-cdef inline bint head_fits(void* state, bint* tracking, InfoHash* ih, EventLog* log) noexcept:
+cdef inline bint head_fits(void* state, int* tracking, InfoHash* ih, EventLog* log) noexcept:
     return (<void*>tracking == <void*>&(<StateHead*>state).tracking
             and <void*>ih == <void*>&(<StateHead*>state).ih
             and <void*>log == <void*>&(<StateHead*>state).log)
@@ -106,8 +116,8 @@ cdef class GameCore:
     cdef void resample(self, int observer, Rng* rng) noexcept
         # determinize in place: redraw everything `observer` cannot see, consistently with what
         # `observer` has seen; depends only on the observer's information and rng
-    cdef void set_tracking(self, bint on) noexcept
-        # keep information hashes and knowledge up to date (off in random playouts)
+    cdef void set_tracking(self, int level) noexcept
+        # how much information to keep up to date from now on: TRACK_OFF, TRACK_KEYS, TRACK_ALL
     cdef GameCore new_empty(self)
         # a fresh state object of the same game, to copy into
     cdef void* raw_state(self) noexcept

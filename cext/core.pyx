@@ -167,10 +167,10 @@ cdef class GameCore:
     cdef void resample(self, int observer, Rng* rng) noexcept:
         _missing("resample")        # a game without it would search with the hidden cards seen
 
-    cdef void set_tracking(self, bint on) noexcept:
+    cdef void set_tracking(self, int level) noexcept:
         cdef StateHead* head = <StateHead*>self.raw_state()
         if head != NULL:
-            head.tracking = on
+            head.tracking = level
 
     cdef GameCore new_empty(self):
         return type(self).__new__(type(self))
@@ -182,7 +182,7 @@ cdef class GameCore:
                             "classes (engine.new_game), which bind their state")
         self._start(self.default_players if players is None else players, seed)
         memset(self.state, 0, self.state_size)
-        self.set_tracking(True)             # a game played from Python keeps its information
+        self.set_tracking(TRACK_ALL)        # a game played from Python keeps its information
         self.set_up()
 
     cdef void set_up(self) noexcept:
@@ -366,7 +366,7 @@ cdef class GameCore:
         cdef Rng rng
         rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         cdef GameCore dst = self.clone()
-        dst.set_tracking(True)
+        dst.set_tracking(TRACK_ALL)
         dst.resample(observer, &rng)
         return dst
 

@@ -23,7 +23,7 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport log, sqrt, fabs, tanh
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
-from cext.core cimport GameCore, StateHead, MAX_MOVES, MAX_PLAYERS
+from cext.core cimport GameCore, StateHead, MAX_MOVES, MAX_PLAYERS, TRACK_OFF, TRACK_KEYS, TRACK_ALL
 from cext.rng cimport Rng, rng_seed, rng_below, mix64
 from cext.infohash cimport KEY_SO, KEY_MO, KEY_FULL
 
@@ -604,9 +604,10 @@ cdef class Tree:
         cdef double scores[MAX_PLAYERS]
         cdef Edge* e
         self.root.copy_to(st)
-        st.set_tracking(True)
+        st.set_tracking(TRACK_ALL)
         if self.resample:
             st.resample(self.player, &self.rng)
+        st.set_tracking(TRACK_KEYS)         # below the root only node keys are read
         while depth < MAX_DEPTH:
             p = st.current()
             if p < 0:
@@ -645,12 +646,12 @@ cdef class Tree:
             if created:
                 # the last node of this iteration: no key is read after it, so the
                 # information (hashes, knowledge, log) stops here, before its move
-                st.set_tracking(False)
+                st.set_tracking(TRACK_OFF)
                 st.do_move(move)
                 break
             st.do_move(move)
         self.tree_moves += depth
-        st.set_tracking(False)
+        st.set_tracking(TRACK_OFF)
         while st.current() >= 0:
             if played == MAX_PLAYOUT_MOVES:
                 self.cut_playouts += 1
@@ -906,9 +907,9 @@ def random_playouts(GameCore root, long long games, seed, bint resample=False, i
     for g in range(games):
         root.copy_to(st)
         if resample:
-            st.set_tracking(True)
+            st.set_tracking(TRACK_ALL)
             st.resample(observer, &rng)
-        st.set_tracking(False)
+        st.set_tracking(TRACK_OFF)
         while st.current() >= 0:
             st.do_move(st.random_move(&rng))
             moves += 1

@@ -16,7 +16,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kha
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits, log_event
+from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes
@@ -135,7 +135,7 @@ cdef struct Slot:
     i8 deck, tier, cap, loc
 
 cdef struct KhanState:
-    bint tracking                    # StateHead (core.pxd): these three fields first
+    int tracking                     # StateHead (core.pxd): these three fields first
     InfoHash ih
     EventLog log
     int n
@@ -212,7 +212,7 @@ cdef class KhanOfKhansCore(GameCore):
         cdef i8 order[5]
         memset(s, 0, sizeof(KhanState))
         s.n = n
-        s.tracking = True
+        s.tracking = TRACK_ALL
         rng_seed(&s.chance, seed)
         ih_reset(&s.ih, <uint64_t>n * 1000 + 7)
         if khans == NULL:
@@ -485,8 +485,8 @@ cdef class KhanOfKhansCore(GameCore):
     # ================================================================ playing a move
     @cython.final
     cdef inline void note(self, int kind, int p, int a, int b, int c) noexcept:
-        """Log what a move did, for narration (only while tracking: not in random playouts)."""
-        if self.s.tracking:
+        """Log what a move did, for narration (at TRACK_ALL only: not in the search)."""
+        if self.s.tracking == TRACK_ALL:
             log_event(&self.s.log, kind, p, a, b, c)
 
     @cython.final

@@ -16,7 +16,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/khi
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits, log_event
+from cext.core cimport GameCore, EventLog, MAX_MOVES, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, random_subset, shuffle_bytes, sort_bytes
@@ -160,8 +160,8 @@ cpdef enum:
     SHOP_CARPET = 0
     SHOP_SALT = 1
 
-    # The narration log (core.pxd: log_event(&s.log, kind, player, a, b, c)), written while
-    # tracking: each camel activation writes ACTIVATE when its request is granted, CAMEL_MOVED
+    # The narration log (core.pxd: log_event(&s.log, kind, player, a, b, c)), written at
+    # TRACK_ALL: each camel activation writes ACTIVATE when its request is granted, CAMEL_MOVED
     # when it has moved and REWARD when the space pays; a move writes at most 5 x 3 entries.
     LOG_ACTIVATE = 1         # player granted the camel: a camel, b card, c refused seats (bits)
     LOG_CAMEL_MOVED = 2      # player moving it: a start, b end, c gems spent on the boost
@@ -210,7 +210,7 @@ cpdef enum:
     ASIDE_LOC = 5            # knowledge (where): the bit for the face-down set-aside cards
 
 cdef struct KhivaState:
-    bint tracking                    # StateHead (core.pxd): these three fields first
+    int tracking                     # StateHead (core.pxd): these three fields first
     InfoHash ih
     EventLog log
     int n, duel, per_turn
@@ -329,7 +329,8 @@ cdef class KhivaCore(GameCore):
                 ih_private(&s.ih, 1u << p, (<uint64_t>EV_HAND << 56) | s.hand[p])
             if s.duel:
                 ih_public(&s.ih, (<uint64_t>EV_UP << 56) | s.aside_up)
-            self.learn_deal(before_pool, first)
+            if s.tracking == TRACK_ALL:
+                self.learn_deal(before_pool, first)
 
     # ================================================================ move generation
     @cython.final
@@ -461,7 +462,7 @@ cdef class KhivaCore(GameCore):
         """Everyone reveals the played card(s); the given card(s) reach the left neighbour."""
         cdef KhivaState* s = &self.s
         cdef int p, left
-        if s.tracking:
+        if s.tracking == TRACK_ALL:
             self.learn_gifts()
         for p in range(s.n):
             left = (p + 1) % s.n
@@ -530,7 +531,7 @@ cdef class KhivaCore(GameCore):
                 rejected |= 1 << p
         s.act_player = winner
         s.act_card = card
-        if s.tracking:
+        if s.tracking == TRACK_ALL:
             log_event(&s.log, LOG_ACTIVATE, winner, camel, card, rejected)
         return True
 
@@ -568,7 +569,7 @@ cdef class KhivaCore(GameCore):
             if not (occupied >> pos) & 1:
                 steps -= 1
         s.camel_pos[camel] = pos
-        if s.tracking:
+        if s.tracking == TRACK_ALL:
             log_event(&s.log, LOG_CAMEL_MOVED, player, start, pos, s.act_boost)
         if pos == KHIVA:
             return False                    # an empty Khiva space: nothing happens
@@ -654,7 +655,7 @@ cdef class KhivaCore(GameCore):
 
     @cython.final
     cdef void note_reward(self, int player, int kind, int value) noexcept:
-        if self.s.tracking:
+        if self.s.tracking == TRACK_ALL:
             log_event(&self.s.log, LOG_REWARD, player, kind, value, 0)
 
     # ------------------------------------------------------------ the end of a turn

@@ -282,7 +282,7 @@ cpdef enum:
     EV_MOVE = 8
 
 cdef struct KilimState:
-    bint tracking                    # StateHead (core.pxd): these three fields first
+    int tracking                     # StateHead (core.pxd): these three fields first
     InfoHash ih
     EventLog log
     int n, gold_max, day, turn, phase, actor, step, seat_iter

@@ -16,7 +16,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/tas
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset
-from cext.core cimport GameCore, EventLog, MAX_MOVES, head_fits, log_event
+from cext.core cimport GameCore, EventLog, MAX_MOVES, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, shuffle_bytes, sort_bytes
@@ -258,7 +258,7 @@ cpdef inline int sale_keep(int arg) noexcept nogil: return arg & 1
 
 # ================================================================ state
 cdef struct TaschkentState:
-    bint tracking                    # StateHead (core.pxd): these three fields first
+    int tracking                     # StateHead (core.pxd): these three fields first
     InfoHash ih
     EventLog log
     int n, virt, display_size
@@ -308,9 +308,9 @@ if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_l
 
 
 cdef inline void note(TaschkentState* s, int kind, int player, int a, int b, int c) noexcept nogil:
-    """Narration: an entry of the shared log (a LOG_* kind), written while the state tracks
-    (states made from Python do; the search's random playouts do not)."""
-    if s.tracking:
+    """Narration: an entry of the shared log (a LOG_* kind), written at TRACK_ALL
+    (states made from Python; not in the search's tree or playouts)."""
+    if s.tracking == TRACK_ALL:
         log_event(&s.log, kind, player, a, b, c)
 
 
@@ -370,7 +370,7 @@ cdef class TaschkentCore(GameCore):
         if not 0 <= region < N_REGIONS:
             raise ValueError(f"neutral_region: no region index {region}")
         memset(&self.s, 0, sizeof(TaschkentState))
-        self.set_tracking(True)             # a game played from Python keeps its information
+        self.set_tracking(TRACK_ALL)        # a game played from Python keeps its information
         for g in range(N_GOODS):
             self.s.setup_hut[g] = hut_ids[g]
         self.s.setup_region = region if n == 4 else -1
