@@ -52,8 +52,8 @@ cdef inline void shuffle_bytes(Rng* r, i8* a, int n) noexcept nogil:
         a[i] = a[j]
         a[j] = t
 
-cdef inline void sort_bytes(i8* a, int n) noexcept nogil:
-    """Insertion sort of n bytes (piles are small): the canonical order before a reshuffle."""
+cdef inline void insertion_sort_bytes(i8* a, int n) noexcept nogil:
+    """Insertion sort of n bytes, for any values."""
     cdef int i, j
     cdef i8 t
     for i in range(1, n):
@@ -63,6 +63,33 @@ cdef inline void sort_bytes(i8* a, int n) noexcept nogil:
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = t
+
+cdef inline void sort_bytes(i8* a, int n) noexcept nogil:
+    """Ascending order of n bytes: the canonical order of a pile before a reshuffle (run by
+    every determinization, so it must be cheap). A counting sort when every value is in
+    [0, 64) (every pile of these games), else insertion sort."""
+    cdef u8 count[64]
+    cdef uint64_t present = 0, bit
+    cdef int i, v, k, j = 0
+    if n > 255:                               # a count must fit its byte
+        insertion_sort_bytes(a, n)
+        return
+    for i in range(n):
+        v = a[i]
+        if v < 0 or v >= 64:
+            insertion_sort_bytes(a, n)
+            return
+        bit = (<uint64_t>1) << v
+        if not present & bit:
+            present |= bit
+            count[v] = 0
+        count[v] += 1
+    while present:
+        v = lowest_bit(present)
+        present &= present - 1
+        for k in range(count[v]):
+            a[j] = <i8>v
+            j += 1
 
 cdef inline void win_shares(long long* keys, int n, double* out) noexcept nogil:
     """Reward per player from its final ranking key (all tie-breaks folded in): the players
