@@ -360,6 +360,12 @@ cdef class GameCore:
             total += child._perft(depth - 1)
         return total
 
+    def _track_keys_only(self) -> None:
+        """From now on keep only the information hashes (TRACK_KEYS), as a state inside the
+        search tree does: no knowledge, no narration. For the conformance suite, which
+        checks that the information keys then come out the same."""
+        self.set_tracking(TRACK_KEYS)
+
     def determinized(self, int observer, seed: int) -> "GameCore":
         """A copy in which everything `observer` cannot see is resampled from `seed`."""
         self._check_player(observer)

@@ -68,6 +68,8 @@ CHECKS = (
     "end_views",      # every seat's view of a finished game loads, scoring the same game
     "determinize",    # a determinization keeps what its observer knows, and only that
     "replay",         # the same seed and moves give the same states
+    "keys_only",      # replayed keeping only the information hashes (as in the search's
+                      # tree), the info keys are the same
     "perft",          # perft(0) and perft(1) agree with legal_moves
     "text",           # render, narrate and repr give text (repr: class, players, seat to move)
 )
@@ -386,15 +388,30 @@ class _Checker:
         if not self.on("replay"):
             return
         g = self.new(players, seed)
+        keys_only = self.new(players, seed) if self.on("keys_only") else None
+        if keys_only is not None:
+            keys_only._track_keys_only()
         for ply, move in enumerate(moves):
             if ply in snapshots:
                 self.where.ply = ply
                 self.expect(json.dumps(g.to_json(), sort_keys=True) == snapshots[ply],
                             "replaying the game's moves from its seed gives another state")
+                self.check_keys_only(g, keys_only)
             g.apply(move)
+            if keys_only is not None:
+                keys_only.apply(move)
         self.where.ply = len(moves)
         self.expect(json.dumps(g.to_json(), sort_keys=True) == snapshots[len(moves)],
                     "replaying the game's moves from its seed gives another end")
+        self.check_keys_only(g, keys_only)
+
+    def check_keys_only(self, g: Any, keys_only: Optional[Any]) -> None:
+        """A replay that kept only its information hashes (TRACK_KEYS, as inside the search
+        tree) has every info key of the fully tracked game: a game must not put a hash
+        update behind its knowledge or narration."""
+        if keys_only is not None:
+            self.expect(self.keys(keys_only) == self.keys(g),
+                        "a replay keeping only the information hashes has other info keys")
 
     # ------------------------------------------------------------ sampled states
     def check_deeply(self, g: Any, legal: List[int], history: List[int],

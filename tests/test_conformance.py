@@ -234,11 +234,26 @@ class EvenRewards(KHIVA):
         return [1 / self.n_players] * self.n_players
 
 
+class KeysNeedKnowledge(KHIVA):
+    """A game whose information keys change once it keeps only its hashes: as if it had
+    put a hash update behind its knowledge."""
+    __module__ = KHIVA.__module__
+    hashes_only = False
+
+    def _track_keys_only(self):
+        super()._track_keys_only()
+        self.hashes_only = True
+
+    def info_key(self, player, observer=-1, mode="so"):
+        return super().info_key(player, observer, mode) ^ self.hashes_only
+
+
 @pytest.mark.parametrize("broken,message", [
     (UnsortedMoves, "legal moves are not ascending and distinct"),
     (SharedClone, "a move on a clone changed the original"),
     (EvenRewards, "are not the win shares of the ranking"),
-], ids=["unsorted-moves", "shared-clone", "even-rewards"])
+    (KeysNeedKnowledge, "a replay keeping only the information hashes has other info keys"),
+], ids=["unsorted-moves", "shared-clone", "even-rewards", "keys-need-knowledge"])
 def test_the_suite_finds_a_broken_game(broken, message):
     with pytest.raises(AssertionError, match=rf"^khiva, 3 players, seed 0, ply \d+: .*{message}"):
         check_game(broken, 3, games=1, deep_games=1, skip=["pickle"])
