@@ -203,6 +203,53 @@ cdef inline int moves_of_bits(int* buf, int kind, uint32_t bits) noexcept nogil:
         bits &= bits - 1
     return n
 
+# Drawing a set bit without a loop over the bits (a loop of random length is a branch the CPU
+# mispredicts on every draw): SELECT8[b * 8 + j] is the position of the j-th set bit of byte b.
+cdef unsigned char SELECT8[256 * 8]
+for _b in range(256):
+    for _j, _c in enumerate([c for c in range(8) if _b >> c & 1]):
+        SELECT8[_b * 8 + _j] = _c
+
+cdef inline uint64_t byte_sums(uint64_t x) noexcept nogil:
+    """Byte i: the bits set in bytes 0..i of x (byte 7: all of them)."""
+    x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
+    x = (x & <uint64_t>0x3333333333333333) + ((x >> 2) & <uint64_t>0x3333333333333333)
+    x = (x + (x >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+    return x * <uint64_t>0x0101010101010101
+
+cdef inline int select_in(uint64_t x, uint64_t sums, int j) noexcept nogil:
+    """The position of the j-th set bit of x (0-based, j below its count), sums = byte_sums(x):
+    nth_bit(x, j) without a loop. The bytes whose sum is at most j come before it; the high bit
+    of byte i of `before` is set for those (no byte of the difference borrows: sums <= 64)."""
+    cdef uint64_t before = ((<uint64_t>j * <uint64_t>0x0101010101010101) | <uint64_t>0x8080808080808080) - sums
+    cdef int shift = (lowest_bit(~before & <uint64_t>0x8080808080808080) >> 3) << 3
+    cdef int skipped = <int>(((sums << 8) >> shift) & 255)
+    return shift + SELECT8[((x >> shift) & 255) * 8 + j - skipped]
+
+cdef inline int draw_bit(Rng* rng, uint64_t x) noexcept nogil:
+    """A uniformly random set bit of x (x not 0): nth_bit(x, rng_below(rng, popcount(x)))."""
+    cdef uint64_t sums = byte_sums(x)
+    return select_in(x, sums, rng_below(rng, <uint32_t>(sums >> 56)))
+
+cdef inline uint64_t spread32(uint64_t x) noexcept nogil:
+    """Bits 0-31 of x moved to the even bits 0, 2, .., 62."""
+    x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFF
+    x = (x | (x << 8)) & <uint64_t>0x00FF00FF00FF00FF
+    x = (x | (x << 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+    x = (x | (x << 2)) & <uint64_t>0x3333333333333333
+    return (x | (x << 1)) & <uint64_t>0x5555555555555555
+
+cdef inline int select_pair(uint64_t h, uint64_t v, int j) noexcept nogil:
+    """The j-th (0-based) of the positions set in h or in v, taken by position and at one
+    position h's before v's, as 2 * position + (1 for v's): h and v interleaved into 128 bits
+    (h's bit b at 2 b, v's at 2 b + 1), then a set bit selected there without a loop."""
+    cdef uint64_t lo = spread32(<uint32_t>h) | (spread32(<uint32_t>v) << 1)
+    cdef uint64_t hi = spread32(h >> 32) | (spread32(v >> 32) << 1)
+    cdef uint64_t slo = byte_sums(lo), shi = byte_sums(hi)
+    cdef int nlo = <int>(slo >> 56)
+    cdef bint upper = j >= nlo
+    return (upper << 6) + select_in(hi if upper else lo, shi if upper else slo, j - (nlo if upper else 0))
+
 
 # ================================================================ state
 # One Kilim, declared in C: the list of its cells, each with its row and column in the frame
@@ -661,23 +708,29 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef int random_move(self, Rng* rng) noexcept:
+        """gen_moves' want-th move, want drawn from their number, mostly without listing them:
+        a card, an offer, a scrap or a token is a set bit drawn at once (the bits ascend as
+        the moves do); placements and scrap targets are counted and the want-th found."""
         cdef KilimState* s = &self.s
+        cdef int ph = s.phase
         cdef uint32_t h
-        cdef int buf[MAX_MOVES]
-        cdef int n
-        if s.phase == PH_CARD:
+        if ph == PH_CARD:
             h = s.hand[s.actor]
-            if h == 0:
-                return NO_MOVE
-            return make_move(MV_CARD, nth_bit(h, rng_below(rng, popcount(h))))
-        if s.phase == PH_PLACE:
+            return make_move(MV_CARD, draw_bit(rng, h)) if h else NO_MOVE
+        if ph == PH_PLACE:
             return self.random_place(rng)
-        if s.phase == PH_SPY or s.phase == PH_SCRAPBID or s.phase == PH_ARTBID:
-            h = self.bid_options(s.actor, s.phase)          # gen_moves lists them ascending
-            return make_move(MV_BID, nth_bit(h, rng_below(rng, popcount(h)))) if h else NO_MOVE
-        if s.phase == PH_SCRAPAT:
+        if ph == PH_SPY or ph == PH_SCRAPBID or ph == PH_ARTBID:
+            h = self.bid_options(s.actor, ph)
+            return make_move(MV_BID, draw_bit(rng, h)) if h else NO_MOVE
+        if ph == PH_SCRAPAT:
             return self.random_scrap_target(s.actor, rng)
-        n = self.gen_moves(buf)
+        return self.random_listed(rng)
+
+    @cython.final
+    cdef int random_listed(self, Rng* rng) noexcept:
+        """random_move from the list of gen_moves (its own frame: the others need no buffer)."""
+        cdef int buf[MAX_MOVES]
+        cdef int n = self.gen_moves(buf)
         return buf[rng_below(rng, n)] if n > 0 else NO_MOVE
 
     # ------------------------------------------------------------ placements
@@ -801,9 +854,10 @@ cdef class KilimCore(GameCore):
         cdef uint64_t hs[4]
         cdef uint64_t vs[4]
         cdef int cnt[4]
-        cdef uint64_t h, v, both
+        cdef uint64_t across = 0 if s.pl_dir == 1 else ~(<uint64_t>0)    # a Move keeps its direction
+        cdef uint64_t down = 0 if s.pl_dir == 0 else ~(<uint64_t>0)
         cdef int nflip = self.place_flips()
-        cdef int i, b, d, n = 0, want
+        cdef int i, n = 0
         if not tile_ok(k)[0]:
             fill_tile(k, w)
             tile_ok(k)[0] = 1
@@ -815,63 +869,46 @@ cdef class KilimCore(GameCore):
             t[i] = e[i] & ((o[i] << 1) | (o[i] >> 1) | (o[i] << 16) | (o[i - 1] >> 48)
                            | (o[i] >> 16) | (o[i + 1] << 48))
         for i in range(4):
-            h = e[i + 1] & (e[i + 1] >> 1) & (t[i + 1] | (t[i + 1] >> 1)) if s.pl_dir != 1 else 0
-            v = (e[i + 1] & ((e[i + 1] >> 16) | (e[i + 2] << 48))
-                 & (t[i + 1] | (t[i + 1] >> 16) | (t[i + 2] << 48))) if s.pl_dir != 0 else 0
-            hs[i] = h
-            vs[i] = v
-            cnt[i] = popcount2(h, v) * nflip
+            hs[i] = e[i + 1] & (e[i + 1] >> 1) & (t[i + 1] | (t[i + 1] >> 1)) & across
+            vs[i] = (e[i + 1] & ((e[i + 1] >> 16) | (e[i + 2] << 48))
+                     & (t[i + 1] | (t[i + 1] >> 16) | (t[i + 2] << 48))) & down
+            cnt[i] = popcount2(hs[i], vs[i])
             n += cnt[i]
         if n == 0:
             return NO_MOVE
-        want = rng_below(rng, n)
-        for i in range(4):
-            if want >= cnt[i]:
-                want -= cnt[i]
-                continue
-            both = hs[i] | vs[i]
-            while both:
-                b = lowest_bit(both)
-                both &= both - 1
-                for d in range(2):
-                    if not (((hs[i] if d == 0 else vs[i]) >> b) & 1):
-                        continue
-                    if want < nflip:
-                        return make_move(MV_PLACE, place_arg(4 * i + (b >> 4), b & 15, d, want))
-                    want -= nflip
-        return NO_MOVE
+        return self.place_at(rng_below(rng, n * nflip), nflip, hs, vs, cnt, 16)
+
+    @cython.final
+    cdef int place_at(self, int want, int nflip, uint64_t* hs, uint64_t* vs, int* cnt,
+                      int row_bits) noexcept:
+        """The want-th placement of gen_place's order (want below nflip times the positions),
+        from the free positions hs / vs (across / down) in words of rows of row_bits bits each
+        (a tile: four rows of 16 to a word; 128-bit rows: two words a row), cnt[i] the
+        positions of word i: the word found by counting, the position by select_pair, the
+        order of the halves the remainder."""
+        cdef int i = 0, j = want >> (nflip - 1), x, b
+        while j >= cnt[i]:
+            j -= cnt[i]
+            i += 1
+        x = select_pair(hs[i], vs[i], j)
+        b = (i << 6) + (x >> 1)
+        return make_move(MV_PLACE, place_arg(b // row_bits, b % row_bits, x & 1, want & (nflip - 1)))
 
     @cython.final
     cdef int random_place_rows(self, Rng* rng) noexcept:
         """random_place for a Kilim larger than a tile, on 128-bit rows (compute_slots)."""
-        cdef KilimState* s = &self.s
         cdef u128 hs[H]
         cdef u128 vs[H]
-        cdef u128 both
-        cdef int nflip = self.place_flips()
-        cdef int nr, r, c, d, n = 0, want, cnt
-        nr = self.place_slots(hs, vs)
-        for r in range(nr):
-            n += pc128(hs[r]) + pc128(vs[r])
+        cdef int cnt[2 * H]
+        cdef uint64_t* h = <uint64_t*>hs
+        cdef uint64_t* v = <uint64_t*>vs
+        cdef int nr = self.place_slots(hs, vs), i, n = 0
+        for i in range(2 * nr):                 # a row's columns 0-63, then 64-127
+            cnt[i] = popcount2(h[i], v[i])
+            n += cnt[i]
         if n == 0:
             return NO_MOVE
-        want = rng_below(rng, n * nflip)
-        for r in range(nr):
-            cnt = (pc128(hs[r]) + pc128(vs[r])) * nflip
-            if want >= cnt:
-                want -= cnt
-                continue
-            both = hs[r] | vs[r]
-            while both:
-                c = low128(both)
-                both &= both - 1
-                for d in range(2):
-                    if not (((hs[r] if d == 0 else vs[r]) >> c) & 1):
-                        continue
-                    if want < nflip:
-                        return make_move(MV_PLACE, place_arg(r, c, d, want))
-                    want -= nflip
-        return NO_MOVE
+        return self.place_at(rng_below(rng, n * self.place_flips()), self.place_flips(), h, v, cnt, 128)
 
     # ------------------------------------------------------------ scrap targets
     @cython.final
