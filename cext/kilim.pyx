@@ -1010,16 +1010,15 @@ cdef class KilimCore(GameCore):
         """The seats that hold something optional (a perfect carpet, a scrap, an unused token):
         the only ones has_options may find an action for."""
         cdef KilimState* s = &self.s
-        cdef int t, seats = 0
+        cdef unsigned seats = 0
+        cdef int t, loc
         for t in range(s.n):
-            if s.perfect_held[t] > 0:
-                seats |= 1 << t
-        for t in range(N_SCRAPS):
-            if LOC_HELD <= s.scrap_loc[t] < LOC_HELD + 5:
-                seats |= 1 << (s.scrap_loc[t] - LOC_HELD)
+            seats |= <unsigned>(s.perfect_held[t] > 0) << t
+        for t in range(N_SCRAPS):                  # held by seat loc - LOC_HELD
+            loc = s.scrap_loc[t] - LOC_HELD
+            seats |= <unsigned>(<unsigned>loc < 5) << (loc & 7)
         for t in range(N_TOKENS):
-            if s.token_holder[t] >= 0 and not s.token_used[t]:
-                seats |= 1 << s.token_holder[t]
+            seats |= <unsigned>(s.token_holder[t] >= 0 and not s.token_used[t]) << (s.token_holder[t] & 7)
         return seats
 
     @cython.final
@@ -1482,104 +1481,116 @@ cdef class KilimCore(GameCore):
         s.seat_iter = 0
 
     @cython.final
+    cdef unsigned seats_of(self, int card) noexcept:
+        """The seats that played `card` this turn (bit q: seat q)."""
+        cdef KilimState* s = &self.s
+        cdef unsigned seats = 0
+        cdef int q
+        for q in range(s.n):
+            seats |= <unsigned>(s.choice[q] == card) << q
+        return seats
+
+    @cython.final
     cdef bint offers_made(self, int card, int phase, int* bids) noexcept:
         """The players of `card` choose their Gold card one after another, from seat_iter on:
         False while one still has to (it is then to move, in `phase`). Once all have, the
         Gold cards are shown and leave the hands: True."""
         cdef KilimState* s = &self.s
+        cdef unsigned seats = self.seats_of(card)
+        cdef unsigned waiting = seats & ~((1u << s.seat_iter) - 1)
         cdef int q
-        for q in range(s.seat_iter, s.n):
-            if s.choice[q] == card:
-                s.phase = phase
-                s.actor = q
-                return False
-        for q in range(s.n):
-            if s.choice[q] == card:
-                s.hand[q] &= ~(1u << bids[q])
-                if s.tracking:
-                    ih_public(&s.ih, (<uint64_t>EV_BIDS << 56) | (<uint64_t>card << 40)
-                              | (<uint64_t>q << 32) | <uint64_t>bids[q])
+        if waiting:
+            s.phase = phase
+            s.actor = lowest_bit(waiting)
+            return False
+        while seats:
+            q = lowest_bit(seats)
+            seats &= seats - 1
+            s.hand[q] &= ~(1u << bids[q])
+            if s.tracking:
+                ih_public(&s.ih, (<uint64_t>EV_BIDS << 56) | (<uint64_t>card << 40)
+                          | (<uint64_t>q << 32) | <uint64_t>bids[q])
         return True
 
     @cython.final
     cdef void advance(self) noexcept:
-        """Run the automatic steps of the turn until a player must decide."""
+        """Run the automatic steps of the turn, from the current one in their order, until a
+        player must decide (the end of the turn always asks someone: the next card or the
+        game's end)."""
         cdef KilimState* s = &self.s
         cdef int q, w
-        while True:
-            if s.step == ST_SPY:
-                if not self.offers_made(C_SPY, PH_SPY, s.spy_bid):
-                    return
+        if s.step == ST_SPY:
+            if not self.offers_made(C_SPY, PH_SPY, s.spy_bid):
+                return
+            if s.tracking:
+                for q in range(s.n):
+                    if s.choice[q] == C_SPY:
+                        log_event(&s.log, LOG_SPYBID, q, s.spy_bid[q], 0, 0)
+            s.step = ST_AUCTION
+        if s.step == ST_AUCTION:
+            self.auction()
+            s.step = ST_SCRAP
+            s.seat_iter = 0
+        if s.step == ST_SCRAP:
+            if not self.offers_made(C_SCRAP, PH_SCRAPBID, s.scrap_bid):
+                return
+            w = self.side_winner(C_SCRAP, s.scrap_bid, True)
+            s.step = ST_ART
+            s.seat_iter = 0
+            if w >= 0 and self.board_scraps() > 0:
+                s.phase = PH_SCRAPPICK
+                s.actor = w
                 if s.tracking:
-                    for q in range(s.n):
-                        if s.choice[q] == C_SPY:
-                            log_event(&s.log, LOG_SPYBID, q, s.spy_bid[q], 0, 0)
-                s.step = ST_AUCTION
-            elif s.step == ST_AUCTION:
-                self.auction()
-                s.step = ST_SCRAP
-                s.seat_iter = 0
-            elif s.step == ST_SCRAP:
-                if not self.offers_made(C_SCRAP, PH_SCRAPBID, s.scrap_bid):
+                    self.see_board(w)
+                return
+        if s.step == ST_ART:
+            if not self.offers_made(C_ART, PH_ARTBID, s.art_bid):
+                return
+            w = self.side_winner(C_ART, s.art_bid, False)
+            s.step = ST_PLACE
+            if w >= 0 and self.free_tokens() > 0:
+                s.phase = PH_TOKENPICK
+                s.actor = w
+                return
+        if s.step == ST_PLACE:
+            if s.n_to_place > 0:
+                self.start_place(s.placer, PS_WON, dom_a(s.to_place[0]), dom_b(s.to_place[0]),
+                                 -1, s.to_place[0] >= ID_PERF)
+                return
+            s.step = ST_WINDOW
+            s.seat_iter = 0
+        if s.step == ST_WINDOW:
+            w = self.window_seats() & ((1u << s.n) - 1) & ~((1u << s.seat_iter) - 1)
+            while w:
+                q = lowest_bit(w)
+                w &= w - 1
+                if self.has_options(q):
+                    s.seat_iter = q
+                    s.phase = PH_WINDOW
+                    s.actor = q
                     return
-                w = self.side_winner(C_SCRAP, s.scrap_bid, True)
-                s.step = ST_ART
-                s.seat_iter = 0
-                if w >= 0 and self.board_scraps() > 0:
-                    s.phase = PH_SCRAPPICK
-                    s.actor = w
-                    if s.tracking:
-                        self.see_board(w)
-                    return
-            elif s.step == ST_ART:
-                if not self.offers_made(C_ART, PH_ARTBID, s.art_bid):
-                    return
-                w = self.side_winner(C_ART, s.art_bid, False)
-                s.step = ST_PLACE
-                if w >= 0 and self.free_tokens() > 0:
-                    s.phase = PH_TOKENPICK
-                    s.actor = w
-                    return
-            elif s.step == ST_PLACE:
-                if s.n_to_place > 0:
-                    self.start_place(s.placer, PS_WON, dom_a(s.to_place[0]), dom_b(s.to_place[0]),
-                                     -1, s.to_place[0] >= ID_PERF)
-                    return
-                s.step = ST_WINDOW
-                s.seat_iter = 0
-            elif s.step == ST_WINDOW:
-                w = self.window_seats()
-                for q in range(s.seat_iter, s.n):
-                    if (w >> q) & 1 and self.has_options(q):
-                        s.seat_iter = q
-                        s.phase = PH_WINDOW
-                        s.actor = q
-                        return
-                s.step = ST_END
-            else:
-                if self.end_turn():
-                    return
+            s.step = ST_END
+        self.end_turn()
 
     @cython.final
     cdef void auction(self) noexcept:
         """Tied offers cancel out; the highest offer left wins every domino waiting."""
         cdef KilimState* s = &self.s
         cdef uint32_t once = 0, twice = 0, b
-        cdef int p, v, best = 0, i
-        for p in range(s.n):
-            v = s.choice[p] if s.choice[p] <= GOLD_MAX else (s.spy_bid[p] if s.choice[p] == C_SPY else 0)
-            if v:
-                b = 1u << v
-                twice |= once & b
-                once |= b
+        cdef int p, best = 0, i
+        cdef int v[MAX_PLAYERS]
+        for p in range(s.n):                        # each seat's offer, 0 for none
+            v[p] = s.choice[p] if s.choice[p] <= GOLD_MAX else (s.spy_bid[p] if s.choice[p] == C_SPY else 0)
+            b = (1u << v[p]) & ~1u
+            twice |= once & b
+            once |= b
         once &= ~twice
         s.winner = -1
         s.win_value = 0
         if once:
             best = 63 - __builtin_clzll(<unsigned long long>once)     # the highest offer left
             for p in range(s.n):
-                if (s.choice[p] == best) or (s.choice[p] == C_SPY and s.spy_bid[p] == best):
-                    s.winner = p
+                s.winner = p if v[p] == best else s.winner
             s.win_value = best
             for i in range(s.n_pending):
                 s.to_place[s.n_to_place] = s.pending[i]
@@ -1608,16 +1619,14 @@ cdef class KilimCore(GameCore):
         """Scrap Bag (above) / Artisan (below): among the valid offers the highest / lowest wins;
         a tie there means nobody. Invalid ones were discards."""
         cdef KilimState* s = &self.s
-        cdef int p, best = -1, count = 0, who = -1, v, bidders = 0
+        cdef unsigned seats = self.seats_of(card)
+        cdef int p, best = -1, count = 0, who = -1, v
         cdef bint valid
-        for p in range(s.n):
-            if s.choice[p] == card:
-                bidders += 1
-        if bidders == 0:
+        if seats == 0:
             return -1
-        for p in range(s.n):
-            if s.choice[p] != card:
-                continue
+        while seats:
+            p = lowest_bit(seats)
+            seats &= seats - 1
             v = bids[p]
             valid = v > s.win_value if above else v < s.win_value
             if s.tracking:
