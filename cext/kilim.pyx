@@ -1064,6 +1064,8 @@ cdef class KilimCore(GameCore):
             return True
         if not (rot or rem or mov):
             return False
+        if (rem or mov) and k.n_dom > self.woven_scraps(p):
+            return True                     # a scrap holds one domino at most: one is free
         na = self.free_dominoes(p, anchors)
         if na > 0 and (rem or mov):
             return True
@@ -1146,6 +1148,8 @@ cdef class KilimCore(GameCore):
         cdef int i, j, t, r, c, d, a, n = 0, ns = 0, top
         if k.n_dom == 0:
             return 0
+        if k.rmax <= 15 and k.cmax <= 15:
+            return self.free_dominoes_tile(p, anchors)
         top = k.rmax if k.rmax < H else H - 1
         for t in range(N_SCRAPS):                   # the cells the scraps hold in place
             if s.scrap_loc[t] == LOC_WOVEN + p:
@@ -1169,6 +1173,47 @@ cdef class KilimCore(GameCore):
                     anchors[j] = anchors[j - 1]
                     j -= 1
                 anchors[j] = a
+                n += 1
+        return n
+
+    @cython.final
+    cdef int free_dominoes_tile(self, int p, int* anchors) noexcept:
+        """free_dominoes for a Kilim within rows and columns 0-15, on a tile (as
+        random_place_tile's): the anchors across and down as bits, those a scrap holds
+        cleared (a scrap's cell is its domino's anchor, or the cell right of an anchor across
+        or below one down), read in ascending order without sorting."""
+        cdef KilimState* s = &self.s
+        cdef Kil* k = &s.k[p]
+        cdef Cell* x = cells(k)
+        cdef uint64_t across[5]
+        cdef uint64_t down[5]
+        cdef uint64_t both
+        cdef unsigned m
+        cdef int i, t, r, c, b, n = 0
+        for i in range(5):                          # word 4: room for a shift past row 15
+            across[i] = down[i] = 0
+        for i in range(n_used(k)[0]):
+            r = cell_r(&x[i])
+            if r < ORG or r > k.rmax:
+                continue
+            m = x[i].m
+            b = ((r & 3) << 4) + cell_c(&x[i])
+            across[r >> 2] |= <uint64_t>((m >> M_HL) & 1) << b
+            down[r >> 2] |= <uint64_t>((m >> M_VL) & ~(m >> M_HL) & 1) << b
+        for t in range(N_SCRAPS):
+            r = s.scrap_r[t]
+            if s.scrap_loc[t] == LOC_WOVEN + p and ORG <= r <= k.rmax:
+                b = ((r & 3) << 4) + s.scrap_c[t]
+                across[r >> 2] &= ~((<uint64_t>3) << (b - 1))     # its cell and the one left
+                down[r >> 2] &= ~((<uint64_t>1) << b)
+                b = (((r - 1) & 3) << 4) + s.scrap_c[t]             # the cell above
+                down[(r - 1) >> 2] &= ~((<uint64_t>1) << b)
+        for i in range(4):
+            both = across[i] | down[i]
+            while both:
+                b = lowest_bit(both)
+                both &= both - 1
+                anchors[n] = anchor_of(4 * i + (b >> 4), b & 15, <int>((down[i] >> b) & 1))
                 n += 1
         return n
 
