@@ -1514,16 +1514,22 @@ cdef class KilimCore(GameCore):
         """Everyone shows the card played; it goes to the face-up pile of used cards."""
         cdef KilimState* s = &self.s
         cdef int p
+        self.clear_offers()
         for p in range(s.n):
             s.hand[p] &= ~(1u << s.choice[p])
-            s.spy_bid[p] = 0
-            s.scrap_bid[p] = 0
-            s.art_bid[p] = 0
             if s.tracking:
                 ih_public(&s.ih, (<uint64_t>EV_CARDS << 56) | (<uint64_t>p << 32) | <uint64_t>s.choice[p])
                 log_event(&s.log, LOG_CARD, p, s.choice[p], 0, 0)
         s.step = ST_SPY
         s.seat_iter = 0
+
+    @cython.final
+    cdef void clear_offers(self) noexcept:
+        """Every seat's Gold card offers back to 0. The arrays are cleared whole (a fixed size:
+        stores, not a call): the entries of seats past the player count are always 0."""
+        memset(self.s.spy_bid, 0, sizeof(self.s.spy_bid))
+        memset(self.s.scrap_bid, 0, sizeof(self.s.scrap_bid))
+        memset(self.s.art_bid, 0, sizeof(self.s.art_bid))
 
     @cython.final
     cdef unsigned seats_of(self, int card) noexcept:
@@ -1967,11 +1973,8 @@ cdef class KilimCore(GameCore):
         Returns True when a player must decide."""
         cdef KilimState* s = &self.s
         cdef int p, t
-        for p in range(s.n):
-            s.choice[p] = 0
-            s.spy_bid[p] = 0
-            s.scrap_bid[p] = 0
-            s.art_bid[p] = 0
+        memset(s.choice, 0, sizeof(s.choice))     # as clear_offers: seats past n hold 0
+        self.clear_offers()
         s.turn += 1
         s.winner = -1
         s.win_value = 0
