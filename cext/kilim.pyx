@@ -2005,19 +2005,19 @@ cdef class KilimCore(GameCore):
     cdef int kilim_score(self, int p, int* largest, int* parts) noexcept:
         """Points of p's Kilim without the largest-group bonus; largest[t] gets the size of
         p's largest group of type t. parts (if not NULL): rectangle, types, groups, torn.
-        The groups are found on the list of cells: a map of the bounding box (with a border
-        of empty cells) to the cells in it, then a search from each cell not yet in a group of
-        its type to its neighbours of that type."""
+        The groups are found on a map of the bounding box (with a border of empty cells)
+        holding each cell's pattern types: a search from each cell to its neighbours of a
+        type takes that type off the cells it reaches, until the map is empty."""
         cdef Kil* k = &self.s.k[p]
         cdef Cell* x = cells(k)
         cdef int n = n_used(k)[0]
         cdef unsigned char at[(H + 2) * 130]
-        cdef unsigned char grouped[CELLS]
         cdef int stack[CELLS]
         cdef int step[4]
         cdef int t, i, j, r, c, size, top, minc = 255, maxc = -1, width, at_j, dirn
         cdef int groups = 0, torn = 0, rect = 0, tpts = 0, types, sp
-        cdef unsigned present = 0, todo
+        cdef unsigned present = 0
+        cdef unsigned char tb
         for t in range(N_TYPES):
             largest[t] = 0
         if k.rmax < 0:
@@ -2043,43 +2043,37 @@ cdef class KilimCore(GameCore):
         types = popcount(present & TYPE_BITS)
         if types:
             width = maxc - minc + 3                 # the box's columns and a border each side
-            memset(at, 255, (top - ORG + 3) * width)
+            memset(at, 0, (top - ORG + 3) * width)
             step[0] = -width
             step[1] = 1
             step[2] = width
             step[3] = -1
-            for i in range(n):
+            for i in range(n):                      # a cell listed twice: its last entry's types
                 r = cell_r(&x[i])
-                grouped[i] = 0
                 if ORG <= r <= top and x[i].m & TYPE_BITS:
-                    at[(r - ORG + 1) * width + cell_c(&x[i]) - minc + 1] = <unsigned char>i
+                    at[(r - ORG + 1) * width + cell_c(&x[i]) - minc + 1] = <unsigned char>(x[i].m & TYPE_BITS)
             for i in range(n):
                 r = cell_r(&x[i])
                 if r < ORG or r > top:
                     continue
                 at_j = (r - ORG + 1) * width + cell_c(&x[i]) - minc + 1
-                if at[at_j] != i:
-                    continue                        # a second entry for one cell (never in a game)
-                todo = x[i].m & TYPE_BITS & ~grouped[i]
-                while todo:
-                    t = lowest_bit(todo)
-                    todo &= todo - 1
-                    grouped[i] |= <unsigned char>(1 << t)
+                while at[at_j]:                     # a group of each type the cell still has
+                    t = lowest_bit(at[at_j])
+                    tb = <unsigned char>(1 << t)
+                    at[at_j] &= ~tb
                     stack[0] = at_j
                     sp = 1
                     size = 0
                     while sp:
                         sp -= 1
-                        at_j = stack[sp]
+                        j = stack[sp]
                         size += 1
                         for dirn in range(4):
-                            j = at[at_j + step[dirn]]
-                            if j != 255 and (x[j].m >> t) & 1 and not (grouped[j] >> t) & 1:
-                                grouped[j] |= <unsigned char>(1 << t)
-                                stack[sp] = at_j + step[dirn]
+                            if at[j + step[dirn]] & tb:
+                                at[j + step[dirn]] &= ~tb
+                                stack[sp] = j + step[dirn]
                                 sp += 1
-                    if size >= 2:
-                        groups += size - 1
+                    groups += size - 1
                     if size > largest[t]:
                         largest[t] = size
         if types == 3:
