@@ -492,6 +492,20 @@ cdef inline void fill_tile(Kil* k, uint64_t* w) noexcept nogil:
             if r < 16 and c < 16:
                 w[r >> 2] |= (<uint64_t>1) << (((r & 3) << 4) + c)
 
+# A tile's free positions, word by word (four rows of 16 cells each; `before` and `after`
+# are the words of the rows above and below): as compute_slots on 128-bit rows.
+cdef inline uint64_t next_to(uint64_t before, uint64_t o, uint64_t after) noexcept nogil:
+    """The free cells of word o next to an occupied cell."""
+    return ~o & ((o << 1) | (o >> 1) | (o << 16) | (before >> 48) | (o >> 16) | (after << 48))
+
+cdef inline uint64_t room_across(uint64_t o, uint64_t t) noexcept nogil:
+    """Anchors of a free position across: both cells free, one of them next to the Kilim."""
+    return ~o & (~o >> 1) & (t | (t >> 1))
+
+cdef inline uint64_t room_down(uint64_t o, uint64_t t, uint64_t o_after, uint64_t t_after) noexcept nogil:
+    """Anchors of a free position down (the cell below may be in the next word)."""
+    return ~o & ((~o >> 16) | (~o_after << 48)) & (t | (t >> 16) | (t_after << 48))
+
 cdef inline int popcount2(uint64_t a, uint64_t b) noexcept nogil:
     """popcount(a) + popcount(b), sharing the last steps."""
     a = a - ((a >> 1) & <uint64_t>0x5555555555555555)
@@ -848,34 +862,50 @@ cdef class KilimCore(GameCore):
         cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[s.actor]
         cdef uint64_t* w = tile(k)
-        cdef uint64_t o[6]
-        cdef uint64_t e[6]
-        cdef uint64_t t[6]
         cdef uint64_t hs[4]
         cdef uint64_t vs[4]
         cdef int cnt[4]
         cdef uint64_t across = 0 if s.pl_dir == 1 else ~(<uint64_t>0)    # a Move keeps its direction
         cdef uint64_t down = 0 if s.pl_dir == 0 else ~(<uint64_t>0)
+        cdef uint64_t o0, o1, o2, o3, t0, t1, t2, t3, h0, h1, h2, h3, v0, v1, v2, v3
         cdef int nflip = self.place_flips()
-        cdef int i, n = 0
+        cdef int n
         if not tile_ok(k)[0]:
             fill_tile(k, w)
             tile_ok(k)[0] = 1
-        o[0] = o[5] = e[0] = e[5] = t[5] = 0      # beyond the tile: nothing, and no room
-        for i in range(4):
-            o[i + 1] = w[i]
-            e[i + 1] = ~w[i]
-        for i in range(1, 5):                       # free cells next to a cell: as compute_slots
-            t[i] = e[i] & ((o[i] << 1) | (o[i] >> 1) | (o[i] << 16) | (o[i - 1] >> 48)
-                           | (o[i] >> 16) | (o[i + 1] << 48))
-        for i in range(4):
-            hs[i] = e[i + 1] & (e[i + 1] >> 1) & (t[i + 1] | (t[i + 1] >> 1)) & across
-            vs[i] = (e[i + 1] & ((e[i + 1] >> 16) | (e[i + 2] << 48))
-                     & (t[i + 1] | (t[i + 1] >> 16) | (t[i + 2] << 48))) & down
-            cnt[i] = popcount2(hs[i], vs[i])
-            n += cnt[i]
+        # words in locals, not arrays: the compiler's vector loads of two words just stored
+        # one at a time stalled (no store forwarding)
+        o0 = w[0]
+        o1 = w[1]
+        o2 = w[2]
+        o3 = w[3]
+        t0 = next_to(0, o0, o1)
+        t1 = next_to(o0, o1, o2)
+        t2 = next_to(o1, o2, o3)
+        t3 = next_to(o2, o3, 0)
+        h0 = room_across(o0, t0) & across
+        h1 = room_across(o1, t1) & across
+        h2 = room_across(o2, t2) & across
+        h3 = room_across(o3, t3) & across
+        v0 = room_down(o0, t0, o1, t1) & down
+        v1 = room_down(o1, t1, o2, t2) & down
+        v2 = room_down(o2, t2, o3, t3) & down
+        v3 = room_down(o3, t3, ~(<uint64_t>0), 0) & down         # beyond the tile: no room
+        cnt[0] = popcount2(h0, v0)
+        cnt[1] = popcount2(h1, v1)
+        cnt[2] = popcount2(h2, v2)
+        cnt[3] = popcount2(h3, v3)
+        n = cnt[0] + cnt[1] + cnt[2] + cnt[3]
         if n == 0:
             return NO_MOVE
+        hs[0] = h0
+        hs[1] = h1
+        hs[2] = h2
+        hs[3] = h3
+        vs[0] = v0
+        vs[1] = v1
+        vs[2] = v2
+        vs[3] = v3
         return self.place_at(rng_below(rng, n * nflip), nflip, hs, vs, cnt, 16)
 
     @cython.final
