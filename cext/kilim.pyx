@@ -18,7 +18,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kil
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.string cimport memset, memmove, memcpy
-from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, head_fits, log_event
+from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes
@@ -153,7 +153,7 @@ cpdef enum:
     MV_SCRAPAT = 15          # cell_arg(row, col)
     NO_MOVE = 0              # what random_move returns when there is no legal move (see do_move)
 
-    # the narration log (core.pxd's log_event: kind, player, a, b, c), written while tracking
+    # the narration log (core.pxd's log_event: kind, player, a, b, c), written at TRACK_ALL
     LOG_REVEAL = 1           # a = domino, b = day
     LOG_CARD = 2             # player, a = card
     LOG_SPYBID = 3           # player, a = value
@@ -669,6 +669,7 @@ cdef class KilimCore(GameCore):
             s.torn_seen[s.day] += 1
         if s.tracking:
             ih_public(&s.ih, (<uint64_t>EV_DOMINO << 56) | <uint64_t>d)
+        if s.tracking == TRACK_ALL:
             log_event(&s.log, LOG_REVEAL, -1, d, s.day, 0)
 
     # ================================================================ move generation
@@ -1482,7 +1483,7 @@ cdef class KilimCore(GameCore):
             self.advance()
         elif kind == MV_TOKENPICK:
             s.token_holder[x] = p
-            if s.tracking:
+            if s.tracking == TRACK_ALL:
                 log_event(&s.log, LOG_TOKEN, p, x, 0, 0)
             self.advance()
         elif kind == MV_PLACE:
@@ -1503,7 +1504,7 @@ cdef class KilimCore(GameCore):
             s.scrap_loc[x] = LOC_SEL + p
             s.sel_scrap = x
             s.phase = PH_SCRAPAT
-            if s.tracking:
+            if s.tracking == TRACK_ALL:
                 for q in range(s.n):
                     s.where[q][x] = <u8>(1 << p)
         elif kind == MV_ROTATE:
@@ -1549,6 +1550,7 @@ cdef class KilimCore(GameCore):
             s.hand[p] &= ~(1u << s.choice[p])
             if s.tracking:
                 ih_public(&s.ih, (<uint64_t>EV_CARDS << 56) | (<uint64_t>p << 32) | <uint64_t>s.choice[p])
+            if s.tracking == TRACK_ALL:
                 log_event(&s.log, LOG_CARD, p, s.choice[p], 0, 0)
         s.step = ST_SPY
         s.seat_iter = 0
@@ -1603,7 +1605,7 @@ cdef class KilimCore(GameCore):
         if s.step == ST_SPY:
             if not self.offers_made(C_SPY, PH_SPY, s.spy_bid):
                 return
-            if s.tracking:
+            if s.tracking == TRACK_ALL:
                 for q in range(s.n):
                     if s.choice[q] == C_SPY:
                         log_event(&s.log, LOG_SPYBID, q, s.spy_bid[q], 0, 0)
@@ -1679,19 +1681,19 @@ cdef class KilimCore(GameCore):
             s.to_place[s.n_to_place] = s.on_table
             s.n_to_place += 1
             s.placer = s.winner
-            if s.tracking:
+            if s.tracking == TRACK_ALL:
                 log_event(&s.log, LOG_WIN, s.winner, best, s.n_pending + 1, 0)
             s.n_pending = 0
         elif s.pile_pos == s.pile_len[s.day]:
             # the last auction of the day is tied: the domino (and any carried) is lost
             s.lost += s.n_pending + 1
-            if s.tracking:
+            if s.tracking == TRACK_ALL:
                 log_event(&s.log, LOG_TIE, -1, s.n_pending + 1, 1, 0)
             s.n_pending = 0
         else:
             s.pending[s.n_pending] = s.on_table
             s.n_pending += 1
-            if s.tracking:
+            if s.tracking == TRACK_ALL:
                 log_event(&s.log, LOG_TIE, -1, s.n_pending, 0, 0)
         s.on_table = -1
 
@@ -1710,7 +1712,7 @@ cdef class KilimCore(GameCore):
             seats &= seats - 1
             v = bids[p]
             valid = v > s.win_value if above else v < s.win_value
-            if s.tracking:
+            if s.tracking == TRACK_ALL:
                 log_event(&s.log, LOG_SCRAPBID if above else LOG_ARTBID, p, v, valid, 0)
             if not valid:
                 continue
@@ -1722,7 +1724,7 @@ cdef class KilimCore(GameCore):
                 count += 1
         if count != 1:
             who = -1
-        if s.tracking:
+        if s.tracking == TRACK_ALL:
             log_event(&s.log, LOG_SCRAPWIN if above else LOG_ARTWIN, who, best, 0, 0)
         return who
 
@@ -1748,9 +1750,10 @@ cdef class KilimCore(GameCore):
         cdef KilimState* s = &self.s
         cdef int u, o
         s.scrap_loc[t] = LOC_HELD + p
-        if not s.tracking:
+        if s.tracking:
+            ih_public(&s.ih, (<uint64_t>EV_SEARCHED << 56) | <uint64_t>p)
+        if s.tracking != TRACK_ALL:
             return
-        ih_public(&s.ih, (<uint64_t>EV_SEARCHED << 56) | <uint64_t>p)
         log_event(&s.log, LOG_SCRAPPICK, p, t, 0, 0)
         s.where[p][t] = <u8>(1 << p)
         for o in range(s.n):
@@ -1762,14 +1765,19 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void see_board(self, int p) noexcept:
-        """The Scrap Bag winner looks at the scraps on the board before it picks."""
+        """The Scrap Bag winner looks at the scraps on the board before it picks (its
+        knowledge only at TRACK_ALL; the hash of what it saw at any tracking level)."""
         cdef KilimState* s = &self.s
         cdef int u
         cdef uint64_t board = 0
+        cdef bint learn = s.tracking == TRACK_ALL
         for u in range(N_SCRAPS):
             if s.scrap_loc[u] == LOC_BOARD:
-                s.where[p][u] = 1 << WHERE_BOARD
                 board |= 1u << u
+                if learn:
+                    s.where[p][u] = 1 << WHERE_BOARD
+            elif not learn:
+                continue
             elif s.scrap_loc[u] == LOC_HELD + p:
                 s.where[p][u] = <u8>(1 << p)
             else:
@@ -1937,7 +1945,7 @@ cdef class KilimCore(GameCore):
             k.n_cells += s.scrap_under[t] < 0   # inside the box (every target is): it stays
         else:
             self.normalize(p)
-        if s.tracking:
+        if s.tracking == TRACK_ALL:
             for r in range(s.n):
                 s.where[r][t] = 0
 
@@ -2010,7 +2018,7 @@ cdef class KilimCore(GameCore):
         s.win_value = 0
         s.seat_iter = 0                  # no step looks at seats until the next reveal
         if s.pile_pos >= s.pile_len[s.day]:
-            if s.tracking:
+            if s.tracking == TRACK_ALL:
                 log_event(&s.log, LOG_DAYEND, -1, s.day, 0, 0)
             for p in range(s.n):
                 s.hand[p] = self.full_hand()
@@ -2022,7 +2030,7 @@ cdef class KilimCore(GameCore):
             if s.day == N_GROUPS:
                 s.phase = PH_OVER
                 s.actor = -1
-                if s.tracking:
+                if s.tracking == TRACK_ALL:
                     log_event(&s.log, LOG_GAMEOVER, -1, 0, 0, 0)
                 return True
         self.reveal_domino()
