@@ -247,8 +247,16 @@ cdef inline int select_pair(uint64_t h, uint64_t v, int j) noexcept nogil:
     cdef uint64_t hi = spread32(h >> 32) | (spread32(v >> 32) << 1)
     cdef uint64_t slo = byte_sums(lo), shi = byte_sums(hi)
     cdef int nlo = <int>(slo >> 56)
-    cdef bint upper = j >= nlo
-    return (upper << 6) + select_in(hi if upper else lo, shi if upper else slo, j - (nlo if upper else 0))
+    cdef int upper = j >= nlo
+    cdef uint64_t m = -<uint64_t>upper            # both halves chosen by masks, not a branch
+    return (upper << 6) + select_in((hi & m) | (lo & ~m), (shi & m) | (slo & ~m), j - (nlo & -upper))
+
+cdef inline int placement_in(int i, uint64_t h, uint64_t v, int j, int flip, int row_shift) noexcept nogil:
+    """The placement at the j-th of the positions h / v (across / down) of word i, in rows of
+    2 ** row_shift bits (a tile: 16, four rows to a word; 128-bit rows: two words a row)."""
+    cdef int x = select_pair(h, v, j)
+    cdef int b = (i << 6) + (x >> 1)
+    return make_move(MV_PLACE, place_arg(b >> row_shift, b & ((1 << row_shift) - 1), x & 1, flip))
 
 
 # ================================================================ state
@@ -473,11 +481,12 @@ cdef inline void fill_rows(Kil* k, unsigned bits, u128* rows, int nrows) noexcep
                 rows[r] |= bit(cell_c(&x[i]) & 127)
 
 cdef inline void shift_tile(uint64_t* w, int s) noexcept nogil:
-    """The 256-bit tile w[0..3] shifted up by s bits, 0 < s < 64 (row r of a tile is bits 16 r
-    to 16 r + 15: shifting by 16 moves every cell a row down, by 1 a column right)."""
-    w[3] = (w[3] << s) | (w[2] >> (64 - s))
-    w[2] = (w[2] << s) | (w[1] >> (64 - s))
-    w[1] = (w[1] << s) | (w[0] >> (64 - s))
+    """The 256-bit tile w[0..3] shifted up by s bits, 0 <= s < 64 (row r of a tile is bits 16 r
+    to 16 r + 15: shifting by 16 moves every cell a row down, by 1 a column right). The carry
+    is shifted in two steps, never by 64: s = 0 needs no test."""
+    w[3] = (w[3] << s) | ((w[2] >> 1) >> (63 - s))
+    w[2] = (w[2] << s) | ((w[1] >> 1) >> (63 - s))
+    w[1] = (w[1] << s) | ((w[0] >> 1) >> (63 - s))
     w[0] <<= s
 
 cdef inline void fill_tile(Kil* k, uint64_t* w) noexcept nogil:
@@ -869,8 +878,9 @@ cdef class KilimCore(GameCore):
         cdef uint64_t across = 0 if s.pl_dir == 1 else ~(<uint64_t>0)    # a Move keeps its direction
         cdef uint64_t down = 0 if s.pl_dir == 0 else ~(<uint64_t>0)
         cdef uint64_t o0, o1, o2, o3, t0, t1, t2, t3, h0, h1, h2, h3, v0, v1, v2, v3
+        cdef int before[4]
         cdef int nflip = self.place_flips()
-        cdef int n
+        cdef int n, want, i, j
         if not tile_ok(k)[0]:
             fill_tile(k, w)
             tile_ok(k)[0] = 1
@@ -907,23 +917,26 @@ cdef class KilimCore(GameCore):
         vs[1] = v1
         vs[2] = v2
         vs[3] = v3
-        return self.place_at(rng_below(rng, n * nflip), nflip, hs, vs, cnt, 16)
+        want = rng_below(rng, n * nflip)
+        j = want >> (nflip - 1)
+        # the word holding the j-th position by comparisons, not a loop of random length
+        before[0] = 0
+        before[1] = cnt[0]
+        before[2] = before[1] + cnt[1]
+        before[3] = before[2] + cnt[2]
+        i = (j >= before[1]) + (j >= before[2]) + (j >= before[3])
+        return placement_in(i, hs[i], vs[i], j - before[i], want & (nflip - 1), 4)
 
     @cython.final
-    cdef int place_at(self, int want, int nflip, uint64_t* hs, uint64_t* vs, int* cnt,
-                      int row_bits) noexcept:
+    cdef int place_at(self, int want, int nflip, uint64_t* hs, uint64_t* vs, int* cnt) noexcept:
         """The want-th placement of gen_place's order (want below nflip times the positions),
-        from the free positions hs / vs (across / down) in words of rows of row_bits bits each
-        (a tile: four rows of 16 to a word; 128-bit rows: two words a row), cnt[i] the
-        positions of word i: the word found by counting, the position by select_pair, the
-        order of the halves the remainder."""
-        cdef int i = 0, j = want >> (nflip - 1), x, b
+        from the free positions hs / vs (across / down) of 128-bit rows, two words a row,
+        cnt[i] the positions of word i: the word found by counting."""
+        cdef int i = 0, j = want >> (nflip - 1)
         while j >= cnt[i]:
             j -= cnt[i]
             i += 1
-        x = select_pair(hs[i], vs[i], j)
-        b = (i << 6) + (x >> 1)
-        return make_move(MV_PLACE, place_arg(b // row_bits, b % row_bits, x & 1, want & (nflip - 1)))
+        return placement_in(i, hs[i], vs[i], j, want & (nflip - 1), 7)
 
     @cython.final
     cdef int random_place_rows(self, Rng* rng) noexcept:
@@ -939,7 +952,7 @@ cdef class KilimCore(GameCore):
             n += cnt[i]
         if n == 0:
             return NO_MOVE
-        return self.place_at(rng_below(rng, n * self.place_flips()), self.place_flips(), h, v, cnt, 128)
+        return self.place_at(rng_below(rng, n * self.place_flips()), self.place_flips(), h, v, cnt)
 
     # ------------------------------------------------------------ scrap targets
     @cython.final
@@ -1049,7 +1062,7 @@ cdef class KilimCore(GameCore):
             loc = s.scrap_loc[t] - LOC_HELD
             seats |= <unsigned>(<unsigned>loc < 5) << (loc & 7)
         for t in range(N_TOKENS):
-            seats |= <unsigned>(s.token_holder[t] >= 0 and not s.token_used[t]) << (s.token_holder[t] & 7)
+            seats |= <unsigned>((s.token_holder[t] >= 0) & (s.token_used[t] == 0)) << (s.token_holder[t] & 7)
         return seats
 
     @cython.final
@@ -1848,10 +1861,8 @@ cdef class KilimCore(GameCore):
         if a == PERF:
             k.n_perf += 1
         k.n_cells += 2
-        if r2 > k.rmax:
-            k.rmax = r2
-        if c2 > k.cmax:
-            k.cmax = c2
+        k.rmax = r2 if r2 > k.rmax else k.rmax          # selections, not branches
+        k.cmax = c2 if c2 > k.cmax else k.cmax
         dr = ORG - r if r < ORG else 0
         dc = ORG - c if c < ORG else 0
         if dr != 0 or dc != 0:
@@ -1875,10 +1886,9 @@ cdef class KilimCore(GameCore):
         if k.rmax > 15 or k.cmax > 15:
             tile_ok(k)[0] = 0
             return
-        if dr > 0:
-            shift_tile(w, 16 * dr)        # down by dr rows
-        if dc > 0:
-            shift_tile(w, dc)             # right by dc columns: no cell crosses a row's end
+        # down by dr rows and right by dc columns at once (no cell crosses a row's end), a
+        # shift by 0 included: no test of random outcome
+        shift_tile(w, 16 * dr + dc)
         w[r >> 2] |= (<uint64_t>1) << (((r & 3) << 4) + c)
         w[r2 >> 2] |= (<uint64_t>1) << (((r2 & 3) << 4) + c2)
 
