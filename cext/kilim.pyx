@@ -1158,11 +1158,12 @@ cdef class KilimCore(GameCore):
             na = self.free_dominoes(p, anchors)
         if rot:
             map_kilim(k, &box)
+            memset(opts, 0, sizeof(opts))
             for i in range(na):
                 no = self.rotate_options(&box, anchors[i], opts)
-                for j in range(no):
-                    buf[n] = make_move(MV_ROTATE, rotate_arg(anchors[i], opts[j]))
-                    n += 1
+                for j in range(9):          # all nine written (no loop of random length), no kept
+                    buf[n + j] = make_move(MV_ROTATE, rotate_arg(anchors[i], opts[j]))
+                n += no
         if rem:
             for i in range(na):
                 buf[n] = make_move(MV_REMOVE, anchors[i])
@@ -1277,9 +1278,9 @@ cdef class KilimCore(GameCore):
         cdef int r = anchor_row(anchor), c = anchor_col(anchor), d = anchor_dir(anchor)
         cdef int r2 = other_r(r, d), c2 = other_c(c, d)
         cdef int i = map_index(b, r, c), i2 = map_index(b, r2, c2)
-        cdef int n = 0, K, dirn, ki, x, nr_, nc
+        cdef int n = 0, K, dirn, ki, ko, kr, kc, x, nr_, nc
         cdef int step[4]
-        cdef bint alone, held
+        cdef int alone, held
         if i < 0 or i2 < 0:
             return 0                        # a cell outside the box: no position a game reaches
         step[0] = -b.width                  # DR, DC: up, right, down, left
@@ -1287,25 +1288,23 @@ cdef class KilimCore(GameCore):
         step[2] = b.width
         step[3] = -1
         alone = b.cells == 2
+        # each option written, and counted if it holds: tests of random outcome as values,
+        # not branches (the cells next to a kept half are in the box: map_index)
         for K in range(2):
             ki = i if K == 0 else i2
-            held = alone or b.adj[ki] > 1   # the kept half touches a cell besides the other
+            ko = i2 if K == 0 else i
+            kr = r if K == 0 else r2
+            kc = c if K == 0 else c2
+            held = alone | (b.adj[ki] > 1)  # the kept half touches a cell besides the other
             for dirn in range(4):
                 x = ki + step[dirn]
-                if x == (i2 if K == 0 else i):
-                    continue
-                nr_ = (r if K == 0 else r2) + DR[dirn]
-                nc = (c if K == 0 else c2) + DC[dirn]
-                if nr_ < 0 or nc < 0 or nr_ >= H - 4 or nc > MAX_COL - 1:
-                    continue
-                if b.at[x] != 255:
-                    continue
-                if held or b.adj[x] > 1:
-                    opts[n] = K * 4 + dirn
-                    n += 1
-        if b.at[i] != b.at[i2]:
-            opts[n] = 8
-            n += 1
+                nr_ = kr + DR[dirn]
+                nc = kc + DC[dirn]
+                opts[n] = K * 4 + dirn
+                n += ((x != ko) & (nr_ >= 0) & (nc >= 0) & (nr_ < H - 4) & (nc <= MAX_COL - 1)
+                      & (b.at[x] == 255) & (held | (b.adj[x] > 1)))
+        opts[n] = 8
+        n += b.at[i] != b.at[i2]
         return n
 
     @cython.final
