@@ -689,24 +689,15 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef int gen_moves(self, int* buf) noexcept:
         cdef KilimState* s = &self.s
-        cdef int n = 0, t
         cdef int ph = s.phase
         if ph == PH_CARD:
             return moves_of_bits(buf, MV_CARD, s.hand[s.actor])
         if ph == PH_SPY or ph == PH_SCRAPBID or ph == PH_ARTBID:
             return moves_of_bits(buf, MV_BID, self.bid_options(s.actor, ph))
         if ph == PH_SCRAPPICK:
-            for t in range(N_SCRAPS):
-                if s.scrap_loc[t] == LOC_BOARD:
-                    buf[n] = make_move(MV_SCRAPPICK, t)
-                    n += 1
-            return n
+            return moves_of_bits(buf, MV_SCRAPPICK, self.board_scraps())
         if ph == PH_TOKENPICK:
-            for t in range(N_TOKENS):
-                if s.token_holder[t] < 0:
-                    buf[n] = make_move(MV_TOKENPICK, t)
-                    n += 1
-            return n
+            return moves_of_bits(buf, MV_TOKENPICK, self.free_tokens())
         if ph == PH_PLACE:
             return self.gen_place(buf)
         if ph == PH_WINDOW:
@@ -748,6 +739,9 @@ cdef class KilimCore(GameCore):
             return make_move(MV_BID, draw_bit(rng, h)) if h else NO_MOVE
         if ph == PH_SCRAPAT:
             return self.random_scrap_target(s.actor, rng)
+        if ph == PH_SCRAPPICK or ph == PH_TOKENPICK:
+            h = self.board_scraps() if ph == PH_SCRAPPICK else self.free_tokens()
+            return make_move(MV_SCRAPPICK if ph == PH_SCRAPPICK else MV_TOKENPICK, draw_bit(rng, h)) if h else NO_MOVE
         return self.random_listed(rng)
 
     @cython.final
@@ -1741,20 +1735,22 @@ cdef class KilimCore(GameCore):
         return who
 
     @cython.final
-    cdef int board_scraps(self) noexcept:
-        cdef int t, n = 0
+    cdef uint32_t board_scraps(self) noexcept:
+        """The scraps on the board (bit t: scrap t)."""
+        cdef uint32_t bits = 0
+        cdef int t
         for t in range(N_SCRAPS):
-            if self.s.scrap_loc[t] == LOC_BOARD:
-                n += 1
-        return n
+            bits |= <uint32_t>(self.s.scrap_loc[t] == LOC_BOARD) << t
+        return bits
 
     @cython.final
-    cdef int free_tokens(self) noexcept:
-        cdef int t, n = 0
+    cdef uint32_t free_tokens(self) noexcept:
+        """The tokens nobody holds (bit t: token t)."""
+        cdef uint32_t bits = 0
+        cdef int t
         for t in range(N_TOKENS):
-            if self.s.token_holder[t] < 0:
-                n += 1
-        return n
+            bits |= <uint32_t>(self.s.token_holder[t] < 0) << t
+        return bits
 
     @cython.final
     cdef void pick_scrap(self, int p, int t) noexcept:
@@ -2243,7 +2239,7 @@ cdef class KilimCore(GameCore):
                 for i in range(self.held_scraps(q)):
                     slots[ns] = q
                     ns += 1
-        for i in range(self.board_scraps()):
+        for i in range(popcount(self.board_scraps())):
             slots[ns] = WHERE_BOARD
             ns += 1
         ok = False
