@@ -1007,32 +1007,28 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef int random_scrap_target(self, int p, Rng* rng) noexcept:
         """A uniformly random cell of gen_scrap_targets(p): the want-th, want drawn from their
-        number, found without listing them."""
+        number, found without listing them or mapping the Kilim. The targets are the box's
+        cells, row by row, less the woven scraps' (gen_scrap_targets): the want-th is cell i
+        of the box, i the least with i = want + (the scraps at cells up to i), reached by
+        repeating that sum from i = want (it rises at most once per scrap)."""
         cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
-        cdef u128 o[H]
-        cdef u128 x, box
-        cdef int r, t, c, want, n = self.gen_scrap_targets(p, NULL)
+        cdef int at[N_SCRAPS]
+        cdef int width = k.cmax - ORG + 1
+        cdef int t, it, i, j, want, n = self.gen_scrap_targets(p, NULL)
         if n <= 0:
             return NO_MOVE
         want = rng_below(rng, n)
-        fill_rows(k, CODE_BITS, o, k.rmax + 1)
-        box = (bit(k.cmax + 1) - 1) & ~(bit(ORG) - 1)
-        for r in range(ORG, k.rmax + 1):
-            x = 0
+        for t in range(N_SCRAPS):           # each woven scrap's cell in the box, row by row
+            at[t] = ((s.scrap_r[t] - ORG) * width + s.scrap_c[t] - ORG
+                     if s.scrap_loc[t] == LOC_WOVEN + p else 1 << 20)
+        i = want
+        for it in range(N_SCRAPS):
+            j = want
             for t in range(N_SCRAPS):
-                if s.scrap_loc[t] == LOC_WOVEN + p and s.scrap_r[t] == r:
-                    x |= bit(s.scrap_c[t])
-            x = (o[r] & ~x) | (~o[r] & box)
-            c = pc128(x)
-            if want >= c:
-                want -= c
-                continue
-            while want > 0:
-                x &= x - 1
-                want -= 1
-            return make_move(MV_SCRAPAT, cell_arg(r, low128(x)))
-        return NO_MOVE
+                j += at[t] <= i
+            i = j
+        return make_move(MV_SCRAPAT, cell_arg(ORG + i // width, ORG + i % width))
 
     # ------------------------------------------------------------ the optional window
     @cython.final
