@@ -1841,7 +1841,7 @@ cdef class KilimCore(GameCore):
         cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
         cdef Cell* x = cells(k)
-        cdef int r2 = other_r(r, d), c2 = other_c(c, d), dr, dc, i, t
+        cdef int r2 = other_r(r, d), c2 = other_c(c, d), dr, dc, i, t, mine
         if k.n_cells == 0 or n_used(k)[0] + 2 > CELLS:
             self.add_domino(p, r, c, d, a, b)
             self.normalize(p)
@@ -1859,10 +1859,10 @@ cdef class KilimCore(GameCore):
         if dr != 0 or dc != 0:
             for i in range(n_used(k)[0]):
                 x[i].rc = <unsigned short>(x[i].rc + (dr << 8) + dc)
-            for t in range(N_SCRAPS):
-                if s.scrap_loc[t] == LOC_WOVEN + p:
-                    s.scrap_r[t] += dr
-                    s.scrap_c[t] += dc
+            for t in range(N_SCRAPS):            # p's woven scraps move with it, others by 0
+                mine = -(s.scrap_loc[t] == LOC_WOVEN + p)
+                s.scrap_r[t] += dr & mine
+                s.scrap_c[t] += dc & mine
             k.rmax += dr
             k.cmax += dc
         if tile_ok(k)[0]:
@@ -1891,7 +1891,7 @@ cdef class KilimCore(GameCore):
         cdef Kil* k = &s.k[p]
         cdef Cell* x = cells(k)
         cdef int* used = n_used(k)
-        cdef int i, t, r, c, dr, dc, count = 0
+        cdef int i, t, r, c, dr, dc, mine, count = 0
         cdef int minr = H, minc = 255, maxr = -1, maxc = -1
         tile_ok(k)[0] = 0
         for i in range(used[0]):
@@ -1899,14 +1899,10 @@ cdef class KilimCore(GameCore):
                 r = cell_r(&x[i])
                 c = cell_c(&x[i])
                 count += 1
-                if r < minr:
-                    minr = r
-                if r > maxr:
-                    maxr = r
-                if c < minc:
-                    minc = c
-                if c > maxc:
-                    maxc = c
+                minr = r if r < minr else minr  # selections, not branches
+                maxr = r if r > maxr else maxr
+                minc = c if c < minc else minc
+                maxc = c if c > maxc else maxc
         k.n_cells = count
         if count == 0:
             k.rmax = -1
@@ -1925,10 +1921,10 @@ cdef class KilimCore(GameCore):
                     continue
                 x[i].rc = <unsigned short>((r << 8) | c)
                 i += 1
-            for t in range(N_SCRAPS):
-                if s.scrap_loc[t] == LOC_WOVEN + p:
-                    s.scrap_r[t] += dr
-                    s.scrap_c[t] += dc
+            for t in range(N_SCRAPS):            # p's woven scraps move with it, others by 0
+                mine = -(s.scrap_loc[t] == LOC_WOVEN + p)
+                s.scrap_r[t] += dr & mine
+                s.scrap_c[t] += dc & mine
         k.rmax = maxr + dr
         k.cmax = maxc + dc
 
