@@ -39,13 +39,13 @@ class SearchDefaults:
 # One row per game; `caravan games` prints them. How each value was chosen: docs/strength.md.
 SEARCH_DEFAULTS: Dict[str, SearchDefaults] = {
     "khiva": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
-                            {2: 140_000, 3: 140_000, 4: 140_000, 5: 140_000}),
+                            {2: 150_000, 3: 180_000, 4: 220_000, 5: 190_000}),
     "khan": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
-                           {2: 90_000, 3: 90_000, 4: 85_000, 5: 85_000}),
+                           {2: 140_000, 3: 120_000, 4: 120_000, 5: 110_000}),
     "kilim": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
-                            {2: 60_000, 3: 38_000, 4: 35_000, 5: 33_000}),
+                            {2: 160_000, 3: 110_000, 4: 105_000, 5: 95_000}),
     "taschkent": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so"},
-                                {2: 140_000, 3: 105_000, 4: 125_000}),
+                                {2: 180_000, 3: 110_000, 4: 125_000}),
 }
 
 
