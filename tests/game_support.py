@@ -91,6 +91,22 @@ def strip_derived(d: dict, derived, lists: Tuple[str, ...] = ("player_state",)) 
     return d
 
 
+def check_playouts_read_only_the_movers_information(positions, choice_seed: int) -> None:
+    """At each position (states not over), the playout draws are the same in five
+    determinizations for the player to move as in the true state; at least two positions
+    must have determinizations that differ, or the check would have tested nothing."""
+    differing = 0
+    for g in positions:
+        me = g.to_move
+        sampled = [g.determinized(me, s) for s in range(5)]
+        assert all(w.to_move == me for w in sampled)
+        if len({json.dumps(w.to_json(), sort_keys=True) for w in sampled}) > 1:
+            differing += 1
+        expected = g.playout_choices(choice_seed, 200)
+        assert all(w.playout_choices(choice_seed, 200) == expected for w in sampled)
+    assert differing >= 2, differing
+
+
 def worlds(g, observer: int, samples: int):
     """The full states (JSON) of g.determinized(observer, seed) for the seeds 0 to samples - 1."""
     for seed in range(samples):
