@@ -12,12 +12,17 @@ cdef extern from "<stdint.h>":
     ctypedef int i8 "int8_t"
     ctypedef unsigned int u8 "uint8_t"
 
-cdef inline int popcount(uint64_t x) noexcept nogil:
-    """Bits set in x (SWAR: a portable build has no POPCNT instruction, and libgcc's is a call)."""
+cdef inline uint64_t byte_sums(uint64_t x) noexcept nogil:
+    """Byte i: the bits set in bytes 0..i of x (byte 7: all of them). SWAR: a portable build
+    has no POPCNT instruction, and libgcc's popcount is a call."""
     x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
     x = (x & <uint64_t>0x3333333333333333) + ((x >> 2) & <uint64_t>0x3333333333333333)
     x = (x + (x >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
-    return <int>((x * <uint64_t>0x0101010101010101) >> 56)
+    return x * <uint64_t>0x0101010101010101
+
+cdef inline int popcount(uint64_t x) noexcept nogil:
+    """Bits set in x."""
+    return <int>(byte_sums(x) >> 56)
 
 cdef inline int lowest_bit(uint64_t x) noexcept nogil:
     """Index of the lowest set bit; x must not be 0."""

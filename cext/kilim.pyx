@@ -21,7 +21,7 @@ from libc.string cimport memset, memmove, memcpy
 from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, u8, popcount, lowest_bit, nth_bit, shuffle_bytes
+from cext.bits cimport i8, u8, popcount, byte_sums, lowest_bit, nth_bit, shuffle_bytes
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -209,13 +209,6 @@ cdef unsigned char SELECT8[256 * 8]
 for _b in range(256):
     for _j, _c in enumerate([c for c in range(8) if _b >> c & 1]):
         SELECT8[_b * 8 + _j] = _c
-
-cdef inline uint64_t byte_sums(uint64_t x) noexcept nogil:
-    """Byte i: the bits set in bytes 0..i of x (byte 7: all of them)."""
-    x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
-    x = (x & <uint64_t>0x3333333333333333) + ((x >> 2) & <uint64_t>0x3333333333333333)
-    x = (x + (x >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
-    return x * <uint64_t>0x0101010101010101
 
 cdef inline int select_in(uint64_t x, uint64_t sums, int j) noexcept nogil:
     """The position of the j-th set bit of x (0-based, j below its count), sums = byte_sums(x):
