@@ -68,6 +68,11 @@ def main(argv: List[str] | None = None) -> None:
     parser.add_argument("--positions", type=int, default=4)
     args = parser.parse_args(argv)
     games = [g for g in args.only.split(",") if g] or sorted(GAMES)
+    unknown = [g for g in games if g not in GAMES]
+    if unknown:
+        parser.error(f"--only: no game {unknown[0]!r} (games: {', '.join(sorted(GAMES))})")
+    if not args.seconds > 0 or args.positions < 1:
+        parser.error("--seconds must be positive and --positions at least 1")
     print(f"{'game':10} {'pl':>2} {'so it/s':>9} {'mo it/s':>9} {'mean':>9} {'registry':>9}  "
           f"(now in the registry)")
     for game in games:
