@@ -20,21 +20,35 @@ each one's win share.
 Games are played in `--jobs` processes. Game k deals from seed 2026000 + k // P with the
 searcher in seat k % P, so every deal is played from every seat (duplicate deals) and every
 row, setting and run meets the same deals. Win shares come with 95% Wilson intervals.
+
+A row at the default budget costs CPU-hours, more than one sitting may have, so `table`
+keeps a record: every finished game is one line of `--record` (JSON Lines, default
+bench/records/strength.jsonl), and a later run plays only the games of a row that the record
+lacks. `--for-seconds S` stops a run after S seconds (what finished is kept; a game under way
+is dropped), and `--report` plays nothing and prints the rows from the record, marking a row
+that is not complete yet. A game's line names the engine it was played by (`fingerprint`:
+the game's golden numbers, its search defaults and its heuristic's source), so a change that
+alters play never mixes its games with older ones; a game is deterministic for its seed, so
+any line can be checked by playing game k again.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from multiprocessing import Pool
+from multiprocessing import TimeoutError as PoolTimeout
 from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from engine.registry import GAMES, game_info  # noqa: E402
+from engine.registry import GAMES, SEARCH_DEFAULTS, game_info  # noqa: E402
+from search.golden import golden_file  # noqa: E402
 from search.agents import parse_agent  # noqa: E402
 from search.match import agent_seed, play_game  # noqa: E402
 from search.stats import wilson  # noqa: E402
@@ -42,6 +56,9 @@ from search.stats import wilson  # noqa: E402
 DEAL_BASE = 2_026_000
 ROWS = ("heuristic", "table", "budget", "cheat")
 DEFAULT_GAMES = {"kilim": 60}      # games a row: 100, Kilim 60 (its games are long)
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_RECORD = os.path.join(HERE, "records", "strength.jsonl")
+RECORD_VERSION = 1                 # bump when play changes in a way the fingerprint cannot see
 
 
 @dataclass(frozen=True)
@@ -88,7 +105,10 @@ def rows_for(game: str, scale: float, names: Sequence[str]) -> List[Row]:
     return [rows[n] for n in names]
 
 
-def play_one(job: Tuple[str, int, str, str, int]) -> float:
+Job = Tuple[str, int, str, str, int]          # game, players, focus, others, k
+
+
+def play_one(job: Job) -> float:
     """The focus agent's win share in game k of a row."""
     game, players, focus, others, k = job
     seat, deal = k % players, DEAL_BASE + k // players
@@ -96,6 +116,13 @@ def play_one(job: Tuple[str, int, str, str, int]) -> float:
     specs[seat] = focus
     agents = [parse_agent(s).build(agent_seed(deal, p)) for p, s in enumerate(specs)]
     return play_game(game, agents, deal, players).rewards[seat]
+
+
+def timed_play(job: Job) -> Tuple[Job, float, float]:
+    """(job, focus's win share, CPU seconds) of one game, for imap_unordered."""
+    t0 = time.process_time()
+    share = play_one(job)
+    return job, share, time.process_time() - t0
 
 
 def measure(pool: Pool, game: str, players: int, focus: str, others: str,
@@ -109,35 +136,142 @@ def measure(pool: Pool, game: str, players: int, focus: str, others: str,
     return won, games, low, high, time.perf_counter() - t0
 
 
+def fingerprint(game: str) -> str:
+    """What decides how the agents of a row play `game`: its golden numbers (rules and search
+    signature), its search defaults and its heuristic's source, hashed."""
+    h = hashlib.sha256(f"v{RECORD_VERSION}|{SEARCH_DEFAULTS[game]!r}|".encode())
+    h.update(golden_file(game).read_bytes())
+    with open(os.path.join(HERE, "..", "search", "heuristics", f"{game}.py"), "rb") as f:
+        h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def record_key(fp: str, job: Job) -> Tuple[str, str, int, str, str, int]:
+    game, players, focus, others, k = job
+    return (fp, game, players, focus, others, k)
+
+
+def load_record(path: str) -> Dict[tuple, float]:
+    """Every recorded game's focus win share, by record_key; a torn last line is skipped."""
+    done: Dict[tuple, float] = {}
+    if not os.path.exists(path):
+        return done
+    with open(path) as f:
+        for line in f:
+            try:
+                r = json.loads(line)
+                key = (r["fingerprint"], r["game"], r["players"], r["focus"], r["others"],
+                       r["k"])
+                done[key] = float(r["share"])
+            except (ValueError, KeyError, TypeError):
+                continue
+    return done
+
+
+def append_record(path: str, fp: str, job: Job, share: float, seconds: float,
+                  commit: str) -> None:
+    game, players, focus, others, k = job
+    line = dict(fingerprint=fp, game=game, players=players, focus=focus, others=others,
+                k=k, share=share, cpu_seconds=round(seconds, 1), commit=commit,
+                date=time.strftime("%Y-%m-%d"))
+    with open(path, "ab+") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() > 0:                    # a line torn by a killed run ends here
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write((json.dumps(line) + "\n").encode())
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def head_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def row_jobs(row: "Row", n: int) -> List[Job]:
+    return [(row.game, row.players, row.focus, row.others, k) for k in range(n)]
+
+
+def play_missing(jobs: List[Job], fps: Dict[str, str], args: argparse.Namespace) -> bool:
+    """Play the jobs the record lacks, appending each as it ends; False if --for-seconds cut
+    the run short."""
+    done = load_record(args.record)
+    todo = [j for j in jobs if record_key(fps[j[0]], j) not in done]
+    if not todo or args.report:
+        return True
+    os.makedirs(os.path.dirname(os.path.abspath(args.record)), exist_ok=True)
+    print(f"playing {len(todo)} games ({len(jobs) - len(todo)} already recorded) in "
+          f"{args.jobs} processes", file=sys.stderr, flush=True)
+    commit, t0 = head_commit(), time.monotonic()
+    pool = Pool(args.jobs)
+    try:
+        results = pool.imap_unordered(timed_play, todo, chunksize=1)
+        for i in range(len(todo)):
+            left = None if args.for_seconds is None else args.for_seconds - (time.monotonic() - t0)
+            if left is not None and left <= 0:
+                return False
+            try:
+                job, share, secs = results.next(timeout=left)
+            except PoolTimeout:
+                return False
+            append_record(args.record, fps[job[0]], job, share, secs, commit)
+            print(f"  {job[0]} {job[2]} vs {job[3]} game {job[4]}: {share:.3f} "
+                  f"({secs:.0f} s CPU, {i + 1}/{len(todo)})", file=sys.stderr, flush=True)
+        return True
+    finally:
+        pool.terminate()
+        pool.join()
+
+
 def cmd_table(args: argparse.Namespace) -> int:
     names = args.rows.split(",") if args.rows else list(ROWS)
     unknown = set(names) - set(ROWS)
     if unknown:
         raise SystemExit(f"unknown rows {sorted(unknown)}; rows: {', '.join(ROWS)}")
-    games = args.only.split(",") if args.only else list(GAMES)
+    games = [game_info(g).name for g in args.only.split(",")] if args.only else list(GAMES)
+    plan: List[Tuple["Row", int]] = []
+    for game in games:
+        n_games = args.games or DEFAULT_GAMES.get(game, 100)
+        for row in rows_for(game, args.scale, names):
+            plan.append((row, -(-n_games // row.players) * row.players))   # whole deals
+    fps = {game: fingerprint(game) for game in games}
+    complete = play_missing([j for row, n in plan for j in row_jobs(row, n)], fps, args)
+    done = load_record(args.record)
     results: List[Dict[str, object]] = []
     print("| game | row | players | agent | against | games | win share | 95% Wilson | bar | "
           "passes |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    with Pool(args.jobs) as pool:
-        for game in games:
-            n_games = args.games or DEFAULT_GAMES.get(game, 100)
-            for row in rows_for(game, args.scale, names):
-                n = -(-n_games // row.players) * row.players     # whole deals
-                won, n, low, high, secs = measure(pool, game, row.players, row.focus,
-                                                  row.others, n)
-                verdict = row.passes(won / n, low)
-                mark = {True: "yes", False: "**no**", None: "-"}[verdict]
-                print(f"| {game} | {row.name} | {row.players} | `{row.focus}` | "
-                      f"`{row.others}` | {n} | {won / n:.3f} | [{low:.3f}, {high:.3f}] | "
-                      f"{row.bar} | {mark} |", flush=True)
-                results.append(dict(game=game, row=row.name, players=row.players,
-                                    agent=row.focus, against=row.others, games=n, won=won,
-                                    share=won / n, low=low, high=high, passes=verdict,
-                                    seconds=round(secs, 1), scale=args.scale))
-                if args.json:
-                    with open(args.json, "w") as f:
-                        json.dump(results, f, indent=1)
+    for row, n in plan:
+        shares = [done[k] for k in (record_key(fps[row.game], j) for j in row_jobs(row, n))
+                  if k in done]
+        played = len(shares)
+        won = sum(shares)
+        low, high = wilson(won, played)
+        share = won / played if played else 0.0
+        if played < n:
+            mark, verdict, count = "not yet", None, f"{played} of {n}"
+        else:
+            verdict = row.passes(share, low)
+            mark, count = {True: "yes", False: "**no**", None: "-"}[verdict], str(n)
+        print(f"| {row.game} | {row.name} | {row.players} | `{row.focus}` | `{row.others}` | "
+              f"{count} | {share:.3f} | [{low:.3f}, {high:.3f}] | {row.bar} | {mark} |",
+              flush=True)
+        results.append(dict(game=row.game, row=row.name, players=row.players, agent=row.focus,
+                            against=row.others, games=played, of=n, won=won, share=share,
+                            low=low, high=high, passes=verdict, scale=args.scale,
+                            fingerprint=fps[row.game]))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    if not complete:
+        print(f"stopped after --for-seconds {args.for_seconds}: run the same command again "
+              f"to play the rest", file=sys.stderr)
     return 0
 
 
@@ -158,6 +292,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def positive_seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    return value
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -168,7 +309,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     t.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     t.add_argument("--only", default=None, help="games, comma-separated (default: all)")
     t.add_argument("--rows", default=None, help=f"rows, comma-separated: {', '.join(ROWS)}")
-    t.add_argument("--json", default=None, help="write the results here as they come")
+    t.add_argument("--json", default=None, help="write the rows here as JSON")
+    t.add_argument("--record", default=DEFAULT_RECORD,
+                   help="every finished game, one JSON line each; games recorded are not "
+                        "played again (default: bench/records/strength.jsonl)")
+    t.add_argument("--for-seconds", type=positive_seconds, default=None,
+                   help="stop after this many seconds of wall time, keeping what finished")
+    t.add_argument("--report", action="store_true",
+                   help="play nothing: print the rows from the record")
     u = sub.add_parser("tune", help="settings against the heuristic on the same deals")
     u.add_argument("game")
     u.add_argument("settings", nargs="+", help="agent options, e.g. c=1.0,mode=mo; - for none")

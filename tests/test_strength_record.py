@@ -1,0 +1,84 @@
+"""bench/strength.py keeps a record of every game it plays, so that a row at the default
+budget (CPU-hours) can be played over several sittings: a run plays only the games the record
+lacks, `--report` prints the rows from the record alone, and a game played by another engine
+(another fingerprint) never counts."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STRENGTH = ROOT / "bench" / "strength.py"
+TINY = ["--scale", "0.001", "--only", "khiva", "--rows", "heuristic", "--jobs", "1"]
+
+
+def run(record: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(STRENGTH), "table", *TINY,
+                           "--record", str(record), *extra],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+def row_line(out: str) -> str:
+    rows = [line for line in out.splitlines() if line.startswith("| khiva | heuristic")]
+    assert len(rows) == 1, out
+    return rows[0]
+
+
+def lines(record: Path) -> list:
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def test_a_run_records_every_game_and_a_second_run_plays_none(tmp_path):
+    record = tmp_path / "games.jsonl"
+    first = run(record, "--games", "4")
+    assert first.returncode == 0, first.stderr
+    recorded = lines(record)
+    assert sorted(r["k"] for r in recorded) == [0, 1, 2, 3]
+    assert {r["focus"] for r in recorded} == {"ismcts:iterations=150"}
+    assert all(0.0 <= r["share"] <= 1.0 for r in recorded)
+    assert "| 4 |" in row_line(first.stdout)
+
+    again = run(record, "--games", "4")
+    assert again.returncode == 0, again.stderr
+    assert "playing" not in again.stderr            # nothing left to play
+    assert row_line(again.stdout) == row_line(first.stdout)
+    assert len(lines(record)) == 4
+
+
+def test_report_marks_a_row_the_record_does_not_complete(tmp_path):
+    record = tmp_path / "games.jsonl"
+    assert run(record, "--games", "2").returncode == 0
+    report = run(record, "--games", "6", "--report")
+    assert report.returncode == 0, report.stderr
+    line = row_line(report.stdout)
+    assert "| 2 of 6 |" in line and line.endswith("| not yet |")
+    assert len(lines(record)) == 2                  # --report played nothing
+
+
+def test_games_of_another_engine_or_torn_lines_do_not_count(tmp_path):
+    record = tmp_path / "games.jsonl"
+    assert run(record, "--games", "2").returncode == 0
+    stale = [dict(r, fingerprint="0" * 16, share=0.0) for r in lines(record)]
+    record.write_text("".join(json.dumps(r) + "\n" for r in stale) + '{"fingerprint": "tor')
+    rerun = run(record, "--games", "2")
+    assert rerun.returncode == 0, rerun.stderr
+    assert "playing 2 games (0 already recorded)" in rerun.stderr
+    fresh = [r for r in lines_skipping_torn(record) if r["fingerprint"] != "0" * 16]
+    assert sorted(r["k"] for r in fresh) == [0, 1]
+
+
+def lines_skipping_torn(record: Path) -> list:
+    out = []
+    for line in record.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def test_a_bad_time_limit_is_a_usage_error(tmp_path):
+    bad = run(tmp_path / "games.jsonl", "--for-seconds", "-3")
+    assert bad.returncode == 2
+    assert "--for-seconds: must be positive" in bad.stderr
+    assert not (tmp_path / "games.jsonl").exists()
