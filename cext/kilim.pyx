@@ -2169,6 +2169,15 @@ cdef class KilimCore(GameCore):
         self._check_player(p)
         return self.s.k[p].n_cells
 
+    def kilim_extent(self, int p) -> tuple:
+        """(rows, columns) of p's Kilim's bounding box, (0, 0) while it is empty: the size of
+        `kilim_rows(p)` without building it."""
+        self._check_player(p)
+        cdef Kil* k = &self.s.k[p]
+        if k.rmax < 0:
+            return (0, 0)
+        return (k.rmax - ORG + 1, k.cmax - ORG + 1)
+
     # ================================================================ information
     @cython.final
     cdef uint32_t pending_options(self, int q) noexcept:

@@ -56,6 +56,23 @@ def test_first_example_of_the_rulebook_scores_32_line_by_line():
     assert g.scores()[0] == 32
 
 
+def test_kilim_extent_is_the_size_of_the_kilims_rows_in_any_position():
+    """kilim_extent (what the heuristic reads) is kilim_rows' shape, without building it."""
+    g = third_day(3, kilims={0: EXAMPLE_1, 1: SMALL_OTHER, 2: {"dominoes": [[0, 0, "h", "CE"]]}})
+    assert g.kilim_extent(0) == (4, 5) and g.kilim_extent(2) == (1, 2)
+    rng = random.Random(5)
+    for players in (2, 3, 4, 5):
+        g = Kilim(players, seed=40 + players)
+        assert all(g.kilim_extent(p) == (0, 0) for p in range(players))
+        while not g.is_terminal():
+            for p in range(players):
+                rows = g.kilim_rows(p)
+                assert g.kilim_extent(p) == ((len(rows), len(rows[0])) if rows else (0, 0))
+            g.apply(rng.choice(g.legal_moves()))
+    with pytest.raises(ValueError):
+        g.kilim_extent(players)
+
+
 def test_second_example_of_the_rulebook_scores_41_line_by_line():
     g = game_over(3, kilims={0: EXAMPLE_2, 1: BIG_CDE})    # all three DD revealed by then
     assert g.kilim_rows(0) == ["AAABBB", "AACCBB", "DDCCEE", "DDBAED"]

@@ -23,11 +23,10 @@ from cext.kilim import (C_ART as ARTISAN, C_SCRAP as SCRAP, C_SPY as SPY, MV_BID
 
 def evaluate(world, player: int) -> float:
     """Own points plus a compactness term: holes in the bounding box cost a little."""
-    rows = world.kilim_rows(player)
+    rows, columns = world.kilim_extent(player)
     if not rows:
         return 0.0
-    area = len(rows) * len(rows[0])
-    holes = area - world.kilim_size(player)
+    holes = rows * columns - world.kilim_size(player)
     return world.scores()[player] - 0.4 * holes + 0.05 * world.kilim_size(player)
 
 
