@@ -1035,18 +1035,18 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef int window_seats(self) noexcept:
         """The seats that hold something optional (a perfect carpet, a scrap, an unused token):
-        the only ones has_options may find an action for."""
+        the only ones has_options may find an action for. Each holding sets the bit of its
+        seat, 0-4, and anything else a bit from 5 up, masked off: no test of random outcome."""
         cdef KilimState* s = &self.s
         cdef unsigned seats = 0
-        cdef int t, loc
-        for t in range(s.n):
+        cdef int t
+        for t in range(5):                         # seats past the player count hold none
             seats |= <unsigned>(s.perfect_held[t] > 0) << t
-        for t in range(N_SCRAPS):                  # held by seat loc - LOC_HELD
-            loc = s.scrap_loc[t] - LOC_HELD
-            seats |= <unsigned>(<unsigned>loc < 5) << (loc & 7)
-        for t in range(N_TOKENS):
-            seats |= <unsigned>((s.token_holder[t] >= 0) & (s.token_used[t] == 0)) << (s.token_holder[t] & 7)
-        return seats
+        for t in range(N_SCRAPS):                  # held: LOC_HELD + seat; other places are 8 up or -1
+            seats |= 1u << ((s.scrap_loc[t] - LOC_HELD) & 31)
+        for t in range(N_TOKENS):                  # nobody's (-1) or used (| -1): bit 31
+            seats |= 1u << ((s.token_holder[t] | -s.token_used[t]) & 31)
+        return seats & 31
 
     @cython.final
     cdef bint has_options(self, int p) noexcept:
