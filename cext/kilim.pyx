@@ -244,12 +244,12 @@ cdef inline int select_pair(uint64_t h, uint64_t v, int j) noexcept nogil:
     cdef uint64_t m = -<uint64_t>upper            # both halves chosen by masks, not a branch
     return (upper << 6) + select_in((hi & m) | (lo & ~m), (shi & m) | (slo & ~m), j - (nlo & -upper))
 
-cdef inline int placement_in(int i, uint64_t h, uint64_t v, int j, int flip, int row_shift) noexcept nogil:
-    """The placement at the j-th of the positions h / v (across / down) of word i, in rows of
-    2 ** row_shift bits (a tile: 16, four rows to a word; 128-bit rows: two words a row)."""
+cdef inline int placement_in(int i, uint64_t h, uint64_t v, int j, int flip) noexcept nogil:
+    """The placement at the j-th of the positions h / v (across / down) of word i of 128-bit
+    rows (two words a row; a tile's words: tile_placement)."""
     cdef int x = select_pair(h, v, j)
     cdef int b = (i << 6) + (x >> 1)
-    return make_move(MV_PLACE, place_arg(b >> row_shift, b & ((1 << row_shift) - 1), x & 1, flip))
+    return make_move(MV_PLACE, place_arg(b >> 7, b & 127, x & 1, flip))
 
 
 # ================================================================ state
@@ -508,15 +508,39 @@ cdef inline uint64_t room_down(uint64_t o, uint64_t t, uint64_t o_after, uint64_
     """Anchors of a free position down (the cell below may be in the next word)."""
     return ~o & ((~o >> 16) | (~o_after << 48)) & (t | (t >> 16) | (t_after << 48))
 
-cdef inline int popcount2(uint64_t a, uint64_t b) noexcept nogil:
-    """popcount(a) + popcount(b), sharing the last steps."""
+cdef inline uint64_t pair_byte_sums(uint64_t a, uint64_t b) noexcept nogil:
+    """byte_sums of a and b added (byte i: the bits set in bytes 0..i of both, at most 128),
+    sharing the last steps."""
     a = a - ((a >> 1) & <uint64_t>0x5555555555555555)
     b = b - ((b >> 1) & <uint64_t>0x5555555555555555)
     a = (a & <uint64_t>0x3333333333333333) + ((a >> 2) & <uint64_t>0x3333333333333333)
     b = (b & <uint64_t>0x3333333333333333) + ((b >> 2) & <uint64_t>0x3333333333333333)
     a = a + b                                       # each nibble at most 8
     a = (a & <uint64_t>0x0F0F0F0F0F0F0F0F) + ((a >> 4) & <uint64_t>0x0F0F0F0F0F0F0F0F)
-    return <int>((a * <uint64_t>0x0101010101010101) >> 56)
+    return a * <uint64_t>0x0101010101010101
+
+cdef inline int popcount2(uint64_t a, uint64_t b) noexcept nogil:
+    """popcount(a) + popcount(b)."""
+    return <int>(pair_byte_sums(a, b) >> 56)
+
+cdef inline uint64_t spread16(uint64_t x) noexcept nogil:
+    """Bits 0-15 of x (no higher bit set) moved to the even bits 0, 2, .., 30."""
+    x = (x | (x << 8)) & <uint64_t>0x00FF00FF
+    x = (x | (x << 4)) & <uint64_t>0x0F0F0F0F
+    x = (x | (x << 2)) & <uint64_t>0x33333333
+    return (x | (x << 1)) & <uint64_t>0x55555555
+
+cdef inline int tile_placement(int i, uint64_t h, uint64_t v, uint64_t sums, int j, int flip) noexcept nogil:
+    """The placement at the j-th of the positions h / v (across / down) of tile word i (four
+    rows of 16 bits), sums = pair_byte_sums(h, v): the row is the number of row ends (bytes
+    1, 3, 5 of sums) at or before j, then its positions across and down are interleaved (column
+    c across at bit 2 c, down at 2 c + 1: gen_place's order) and a set bit selected there."""
+    cdef int q = ((j >= <int>((sums >> 8) & 255)) + (j >= <int>((sums >> 24) & 255))
+                  + (j >= <int>((sums >> 40) & 255)))
+    cdef int shift = 16 * q
+    cdef uint64_t x = spread16((h >> shift) & 0xFFFF) | (spread16((v >> shift) & 0xFFFF) << 1)
+    cdef int b = select_in(x, byte_sums(x), j - <int>(((sums << 8) >> shift) & 255))
+    return make_move(MV_PLACE, place_arg(4 * i + q, b >> 1, b & 1, flip))
 
 cdef struct BoxMap:
     # A Kilim's cells by position, over its bounding box and two rows and columns around it:
@@ -861,6 +885,7 @@ cdef class KilimCore(GameCore):
         cdef uint64_t* w = tile(k)
         cdef uint64_t hs[4]
         cdef uint64_t vs[4]
+        cdef uint64_t sums[4]
         cdef int cnt[4]
         cdef uint64_t across = 0 if s.pl_dir == 1 else ~(<uint64_t>0)    # a Move keeps its direction
         cdef uint64_t down = 0 if s.pl_dir == 0 else ~(<uint64_t>0)
@@ -889,10 +914,14 @@ cdef class KilimCore(GameCore):
         v1 = room_down(o1, t1, o2, t2) & down
         v2 = room_down(o2, t2, o3, t3) & down
         v3 = room_down(o3, t3, ~(<uint64_t>0), 0) & down         # beyond the tile: no room
-        cnt[0] = popcount2(h0, v0)
-        cnt[1] = popcount2(h1, v1)
-        cnt[2] = popcount2(h2, v2)
-        cnt[3] = popcount2(h3, v3)
+        sums[0] = pair_byte_sums(h0, v0)
+        sums[1] = pair_byte_sums(h1, v1)
+        sums[2] = pair_byte_sums(h2, v2)
+        sums[3] = pair_byte_sums(h3, v3)
+        cnt[0] = <int>(sums[0] >> 56)
+        cnt[1] = <int>(sums[1] >> 56)
+        cnt[2] = <int>(sums[2] >> 56)
+        cnt[3] = <int>(sums[3] >> 56)
         n = cnt[0] + cnt[1] + cnt[2] + cnt[3]
         if n == 0:
             return NO_MOVE
@@ -912,7 +941,7 @@ cdef class KilimCore(GameCore):
         before[2] = before[1] + cnt[1]
         before[3] = before[2] + cnt[2]
         i = (j >= before[1]) + (j >= before[2]) + (j >= before[3])
-        return placement_in(i, hs[i], vs[i], j - before[i], want & (nflip - 1), 4)
+        return tile_placement(i, hs[i], vs[i], sums[i], j - before[i], want & (nflip - 1))
 
     @cython.final
     cdef int place_at(self, int want, int nflip, uint64_t* hs, uint64_t* vs, int* cnt) noexcept:
@@ -923,7 +952,7 @@ cdef class KilimCore(GameCore):
         while j >= cnt[i]:
             j -= cnt[i]
             i += 1
-        return placement_in(i, hs[i], vs[i], j, want & (nflip - 1), 7)
+        return placement_in(i, hs[i], vs[i], j, want & (nflip - 1))
 
     @cython.final
     cdef int random_place_rows(self, Rng* rng) noexcept:
