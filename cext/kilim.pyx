@@ -1684,10 +1684,11 @@ cdef class KilimCore(GameCore):
         """Tied offers cancel out; the highest offer left wins every domino waiting."""
         cdef KilimState* s = &self.s
         cdef uint32_t once = 0, twice = 0, b
-        cdef int p, best = 0, i
+        cdef int p, best = 0, i, c
         cdef int v[MAX_PLAYERS]
-        for p in range(s.n):                        # each seat's offer, 0 for none
-            v[p] = s.choice[p] if s.choice[p] <= GOLD_MAX else (s.spy_bid[p] if s.choice[p] == C_SPY else 0)
+        for p in range(s.n):                        # each seat's offer, 0 for none, by masks
+            c = s.choice[p]
+            v[p] = (c & -<int>(c <= GOLD_MAX)) | (s.spy_bid[p] & -<int>(c == C_SPY))
             b = (1u << v[p]) & ~1u
             twice |= once & b
             once |= b
