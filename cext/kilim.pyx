@@ -1593,7 +1593,7 @@ cdef class KilimCore(GameCore):
         cdef KilimState* s = &self.s
         cdef unsigned seats = 0
         cdef int q
-        for q in range(s.n):
+        for q in range(5):                  # seats past the player count hold choice 0
             seats |= <unsigned>(s.choice[q] == card) << q
         return seats
 
