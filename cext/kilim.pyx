@@ -1956,13 +1956,17 @@ cdef class KilimCore(GameCore):
     cdef void put_scrap(self, int p, int t, int r, int c) noexcept:
         cdef KilimState* s = &self.s
         cdef Kil* k = &s.k[p]
+        cdef int kept = tile_ok(k)[0]
         s.scrap_under[t] = cell_code(k, r, c)
-        set_code(k, r, c, t)
+        set_code(k, r, c, t)                    # drops the tile (change_cell)
         s.scrap_loc[t] = LOC_WOVEN + p
         s.scrap_r[t] = r
         s.scrap_c[t] = c
         if ORG <= r <= k.rmax and ORG <= c <= k.cmax:
             k.n_cells += s.scrap_under[t] < 0   # inside the box (every target is): it stays
+            if kept:                            # and so does a tile kept, the cell occupied
+                tile_ok(k)[0] = 1
+                tile(k)[r >> 2] |= (<uint64_t>1) << (((r & 3) << 4) + c)
         else:
             self.normalize(p)
         if s.tracking == TRACK_ALL:
