@@ -11,7 +11,8 @@ move barely moves the win rate. UCB counts availability: a move's exploration te
 number of visits of its node in which it was legal, not the node's visits.
 
 Memory: nodes in a flat array found through an open-addressing table; each node's edges are a
-sorted block in one edge pool (16 bytes per move statistic). Block lengths come in size
+sorted block in one edge pool (16 bytes per move statistic; a block of 32 edges or more also
+holds an index from move to edge, at least 8 bytes per edge). Block lengths come in size
 classes four per doubling (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, ...), so a block is at
 most a quarter empty; a block that outgrows its class moves to the next class and leaves its
 old place on that class's free list for the next node that grows into it. At the node cap the
@@ -56,14 +57,31 @@ cdef struct Node:                 # 24 bytes
 # ---------------------------------------------------------------- edge block size classes
 cdef enum:
     N_CLASSES = 64
+    # A block of at least this many edges carries an index after its edges: a hash table
+    # from move to edge (see index_find). In so mode an opponent's node gathers the moves of
+    # every hand it may hold (Khiva, 3 players: 20 legal moves among 380 edges); a merge
+    # there cost more than the rest of the selection, and its branches were mispredicted.
+    INDEXED_FROM = 32
+    INDEX_SPREAD = 4              # index slots per edge, at least: at most a quarter taken
+    MAX_KICKS = 500               # cuckoo displacements before an index is given up
+    NO_EDGE = 0xFFFF              # an empty index slot while it is built
 
-cdef int CLASS_SIZE[N_CLASSES]
+cdef int CLASS_SIZE[N_CLASSES]    # edges a block of the class holds
 cdef int CLASS_OF[MAX_MOVES + 1]
+cdef int INDEX_BITS[N_CLASSES]    # log2 of the slots of the class's index, or 0: none
+cdef int BLOCK_LEN[N_CLASSES]     # pool slots a block takes: its edges, then its index
 
 cdef void _init_classes():
-    cdef int k = 0, size = 1, n, step
+    cdef int k = 0, size = 1, n, step, bits
     while k < N_CLASSES:
         CLASS_SIZE[k] = size
+        bits = 0
+        if INDEXED_FROM <= size <= MAX_MOVES:
+            while (1 << bits) < INDEX_SPREAD * size:
+                bits += 1
+        INDEX_BITS[k] = bits
+        # an index is one Edge slot of header, then its uint16 slots, eight to an Edge
+        BLOCK_LEN[k] = size + (1 + (1 << bits) * sizeof(uint16_t) // sizeof(Edge) if bits else 0)
         k += 1
         step = 1 if size < 8 else size // 4
         size += step
@@ -74,6 +92,88 @@ cdef void _init_classes():
         CLASS_OF[n] = k
 
 _init_classes()
+
+
+# ---------------------------------------------------------------- the index of a large block
+# Cuckoo hashing: each move has two slots, and an indexed move is in one of them, so a
+# lookup reads both and selects the answer without a branch. A slot holds its edge's index
+# plus one, 0 when empty: an empty slot points at the pool slot before the block (never
+# the pool's first slot, which stays unused), and a match there means -1, not found. The
+# header says whether the index holds every edge (each placed within MAX_KICKS
+# displacements: with a quarter of the slots taken, always seen); a block whose index does
+# not is merged instead.
+
+cdef inline bint index_ready(Edge* E, int cls) noexcept nogil:
+    """Whether the block of class cls at E has a usable index."""
+    return INDEX_BITS[cls] != 0 and (<uint16_t*>(E + CLASS_SIZE[cls]))[0] != 0
+
+
+cdef inline uint16_t* block_index(Edge* E, int cls) noexcept nogil:
+    """The slots of the index of the block of class cls at E."""
+    return <uint16_t*>(E + CLASS_SIZE[cls] + 1)
+
+
+cdef inline uint32_t index_slot(int move, int bits, int which) noexcept nogil:
+    """Move's slot `which` (0 or 1): two fields of one multiplicative hash, its top bits
+    and bits from 16 up."""
+    cdef uint64_t p = <uint64_t><uint32_t>move * <uint64_t>0x9E3779B97F4A7C15
+    if which == 0:
+        return <uint32_t>(p >> (64 - bits))
+    return <uint32_t>(p >> 16) & ((1u << bits) - 1)
+
+
+cdef bint index_place(Edge* E, uint16_t* idx, int bits, int k) noexcept nogil:
+    """Put edge k in the index, displacing others to their other slots; False if
+    MAX_KICKS displacements do not end (an edge is then left out)."""
+    cdef uint32_t h = index_slot(E[k].move, bits, 0), h0
+    cdef int kick
+    cdef uint16_t cur = <uint16_t>(k + 1), t
+    if idx[h] != 0 and idx[index_slot(E[k].move, bits, 1)] == 0:
+        h = index_slot(E[k].move, bits, 1)
+    for kick in range(MAX_KICKS):
+        t = idx[h]
+        idx[h] = cur
+        if t == 0:
+            return True
+        cur = t                               # the displaced edge: to its other slot
+        h0 = index_slot(E[cur - 1].move, bits, 0)
+        h = index_slot(E[cur - 1].move, bits, 1) if h0 == h else h0
+    return False
+
+
+cdef void index_build(Edge* E, int ne, int cls) noexcept nogil:
+    """Index the ne edges of a block of class cls."""
+    cdef int bits = INDEX_BITS[cls], k
+    cdef uint16_t* ready = <uint16_t*>(E + CLASS_SIZE[cls])
+    cdef uint16_t* idx = block_index(E, cls)
+    memset(idx, 0, (<size_t>1 << bits) * sizeof(uint16_t))
+    ready[0] = 1
+    for k in range(ne):
+        if not index_place(E, idx, bits, k):
+            ready[0] = 0
+            return
+
+
+cdef void index_insert(Edge* E, int cls, int j) noexcept nogil:
+    """Edge j was inserted into the indexed block of class cls at E (the edges from j on
+    moved up one): renumber them and place j."""
+    cdef int bits = INDEX_BITS[cls]
+    cdef uint32_t h
+    cdef uint16_t* idx = block_index(E, cls)
+    for h in range(1u << bits):
+        idx[h] += idx[h] > j                  # index + 1 > j: an edge from j on
+    if not index_place(E, idx, bits, j):
+        (<uint16_t*>(E + CLASS_SIZE[cls]))[0] = 0
+
+
+cdef inline int index_find(Edge* E, uint16_t* idx, int bits, int m) noexcept nogil:
+    """The index of move m's edge in an indexed block, or -1: both slots read, the answer
+    selected (the larger, so that an empty slot's -1 never hides the other's match)."""
+    cdef int k0 = idx[index_slot(m, bits, 0)] - 1, k1 = idx[index_slot(m, bits, 1)] - 1
+    cdef int m0 = E[k0].move, m1 = E[k1].move
+    k0 = k0 if m0 == m else -1
+    k1 = k1 if m1 == m else -1
+    return k0 if k0 > k1 else k1
 
 
 # ---------------------------------------------------------------- log of small counts
@@ -139,9 +239,8 @@ def score_margins(GameCore final not None) -> list:
 
 
 cdef enum:
-    # In so mode an opponent's node gathers the moves of every hand it may hold, and the
-    # legal moves of one world lie a few edges apart in it (Khiva, 3 players: 18 legal moves
-    # among 190 edges): gaps up to this long are searched without a branch.
+    # In a block too small for an index the legal moves of one world may still lie a few
+    # edges apart: gaps up to this long are searched without a branch.
     GALLOP_WINDOW = 16
 
 
@@ -172,6 +271,29 @@ cdef inline int gallop(Edge* E, int lo, int ne, int m) noexcept nogil:
         else:
             hi = mid
     return hi
+
+
+cdef inline int merge_find(Edge* E, int ne, int* j, int m) noexcept nogil:
+    """The index of legal move m's edge in a block of ne ascending edges without an index,
+    or -1, by a merge: the legal moves come ascending and *j is where the last one's search
+    ended (galloping over the edges no legal move matches)."""
+    cdef int k = j[0]
+    if k < ne and E[k].move < m:
+        k = gallop(E, k, ne, m)
+    if k < ne and E[k].move == m:
+        j[0] = k + 1                          # the next legal move is larger
+        return k
+    j[0] = k
+    return -1
+
+
+cdef inline bint count_available(Edge* E, int k) noexcept nogil:
+    """Count a legal move (edge index k, -1 for none yet) as available; whether it is
+    untried (no statistic, or one never visited)."""
+    if k < 0:
+        return True
+    E[k].avail += 1
+    return E[k].visits == 0
 
 
 cdef inline int bit_length(uint32_t v) noexcept nogil:
@@ -302,6 +424,7 @@ cdef class Tree:
         for i in range(N_CLASSES):
             self.free_head[i] = -1
         self.edge_capacity = 1 << 16
+        self.n_edges_used = 1                 # the pool's first slot stays unused (index_find)
         self.edge_limit = min(<int64_t>max_nodes * 64, <int64_t>0xFFFFFFFF)   # Node.first
         self.edges = <Edge*>malloc(self.edge_capacity * sizeof(Edge))
         if self.table == NULL or self.nodes == NULL or self.edges == NULL:
@@ -406,12 +529,12 @@ cdef class Tree:
         cdef int64_t b = self.free_head[cls]
         if b >= 0:
             self.free_head[cls] = (<int64_t>self.edges[b].avail << 32) | self.edges[b].visits
-            self.free_slots -= CLASS_SIZE[cls]
+            self.free_slots -= BLOCK_LEN[cls]
             return b
-        if not self.reserve(CLASS_SIZE[cls]):
+        if not self.reserve(BLOCK_LEN[cls]):
             return -1
         b = self.n_edges_used
-        self.n_edges_used += CLASS_SIZE[cls]
+        self.n_edges_used += BLOCK_LEN[cls]
         return b
 
     @cython.final
@@ -419,7 +542,7 @@ cdef class Tree:
         self.edges[b].visits = <uint32_t>(self.free_head[cls] & 0xFFFFFFFF)
         self.edges[b].avail = <uint32_t>(self.free_head[cls] >> 32)
         self.free_head[cls] = b
-        self.free_slots += CLASS_SIZE[cls]
+        self.free_slots += BLOCK_LEN[cls]
 
     @cython.final
     cdef int insert_edge(self, int ni, int move) noexcept:
@@ -433,7 +556,8 @@ cdef class Tree:
         cdef Edge* src
         cdef int64_t b
         cdef int i, j
-        if n == 0 or CLASS_OF[n + 1] != CLASS_OF[n]:
+        cdef bint moved = n == 0 or CLASS_OF[n + 1] != CLASS_OF[n]
+        if moved:
             b = self.alloc_block(CLASS_OF[n + 1])
             if b < 0:
                 self.full = True
@@ -456,6 +580,10 @@ cdef class Tree:
         E[j].avail = 0
         E[j].reward_sum = 0.0
         nd.n_edges = n + 1
+        if moved and INDEX_BITS[CLASS_OF[n + 1]]:
+            index_build(E, n + 1, CLASS_OF[n + 1])
+        elif index_ready(E, CLASS_OF[n + 1]):
+            index_insert(E, CLASS_OF[n + 1], j)
         return j
 
     @cython.final
@@ -480,37 +608,40 @@ cdef class Tree:
     cdef int select(self, int ni, int* moves, int n) noexcept:
         """Count availability of the legal moves; pick an untried one at random, else by UCB.
 
-        The legal moves and the node's edges are both ascending: one merge, galloping over
-        the edges no legal move matches (an opponent's node keyed by what the searcher knows
-        collects the moves of every hand it may hold, many more than are legal in one
-        world). Leaves the chosen edge's index in the block in self.sel_edge (-1 if memory
-        ran out) and the chosen move's index in `moves` in self.sel_index.
+        Each legal move's edge is looked up in the block's index when it has one (a large
+        block: an opponent's node keyed by what the searcher knows collects the moves of
+        every hand it may hold, many more than are legal in one world), else found by one
+        merge (both are ascending). Leaves the chosen edge's index in the block in
+        self.sel_edge (-1 if memory ran out) and the chosen move's index in `moves` in
+        self.sel_index.
         """
         cdef Node* nd = &self.nodes[ni]
         cdef int ne = nd.n_edges
         cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
+        cdef uint16_t* idx
         cdef int* at = self.edge_at
-        cdef int i, j = 0, k, m, untried = 0, chosen, chosen_i = 0, chosen_edge
+        cdef int i, j = 0, k, bits, untried = 0, chosen, chosen_i = 0, chosen_edge
         cdef double best = -1e300, v
         # 1. count availability; an untried move (no statistic, or one never visited) is
         # drawn uniformly by reservoir sampling, one draw per untried move in move order
-        for i in range(n):
-            m = moves[i]
-            if j < ne and E[j].move < m:
-                j = gallop(E, j, ne, m)
-            if j < ne and E[j].move == m:
-                E[j].avail += 1
-                at[i] = j
-                if E[j].visits == 0:
+        if ne and index_ready(E, CLASS_OF[ne]):
+            idx = block_index(E, CLASS_OF[ne])
+            bits = INDEX_BITS[CLASS_OF[ne]]
+            for i in range(n):
+                k = index_find(E, idx, bits, moves[i])
+                at[i] = k
+                if count_available(E, k):
                     untried += 1
                     if rng_below(&self.rng, untried) == 0:
                         chosen_i = i
-                j += 1                        # the next legal move is larger
-            else:
-                at[i] = -1
-                untried += 1
-                if rng_below(&self.rng, untried) == 0:
-                    chosen_i = i
+        else:
+            for i in range(n):
+                k = merge_find(E, ne, &j, moves[i])
+                at[i] = k
+                if count_available(E, k):
+                    untried += 1
+                    if rng_below(&self.rng, untried) == 0:
+                        chosen_i = i
         # 2. every legal move tried: UCB (the first best in move order wins ties)
         if untried == 0:
             for i in range(n):
@@ -543,8 +674,9 @@ cdef class Tree:
         cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
         cdef int* at = self.edge_at
         cdef double* pri = self.move_prior
-        cdef int i, j = 0, k, m, hint = -1, untried = 0, ties = 0, chosen, chosen_i = 0, chosen_edge
+        cdef int i, j = 0, k, hint = -1, untried = 0, ties = 0, chosen, chosen_i = 0, chosen_edge
         cdef double best = -1e300, v, top = -1.0
+        cdef bint indexed = ne > 0 and index_ready(E, CLASS_OF[ne])
         if at_root and self.has_root_prior:
             for i in range(n):
                 pri[i] = self.root_prior[i]
@@ -554,17 +686,13 @@ cdef class Tree:
             for i in range(n):
                 pri[i] = 1.0 if moves[i] == hint else 0.0
         for i in range(n):
-            m = moves[i]
-            if j < ne and E[j].move < m:
-                j = gallop(E, j, ne, m)
-            if j < ne and E[j].move == m:
-                E[j].avail += 1
-                at[i] = j
-                j += 1
-                if E[j - 1].visits != 0:
-                    continue
+            if indexed:
+                k = index_find(E, block_index(E, CLASS_OF[ne]), INDEX_BITS[CLASS_OF[ne]], moves[i])
             else:
-                at[i] = -1
+                k = merge_find(E, ne, &j, moves[i])
+            at[i] = k
+            if not count_available(E, k):
+                continue
             untried += 1
             if pri[i] > top:                  # untried: the highest prior, ties at random
                 top = pri[i]
@@ -787,7 +915,7 @@ cdef class Tree:
         cdef long long by_bits[34]
         cdef long long kept = 0
         cdef int least_bits = 0
-        cdef int64_t need = 0, used = 0, cap
+        cdef int64_t need = 1, used = 1, cap   # the first slot unused, as in a new pool
         cdef uint64_t slot
         cdef Node nd
         cdef Edge* pool
@@ -803,7 +931,7 @@ cdef class Tree:
             kept += by_bits[b]
         for i in range(self.n_nodes):
             if self.keeps(&self.nodes[i], min_npub, least_bits) and self.nodes[i].n_edges:
-                need += CLASS_SIZE[CLASS_OF[self.nodes[i].n_edges]]
+                need += BLOCK_LEN[CLASS_OF[self.nodes[i].n_edges]]
         cap = max(need, <int64_t>1 << 16)
         pool = <Edge*>malloc(cap * sizeof(Edge))
         if pool == NULL:
@@ -815,8 +943,10 @@ cdef class Tree:
             nd = self.nodes[i]
             if nd.n_edges:
                 memcpy(&pool[used], &self.edges[nd.first], nd.n_edges * sizeof(Edge))
+                if INDEX_BITS[CLASS_OF[nd.n_edges]]:
+                    index_build(&pool[used], nd.n_edges, CLASS_OF[nd.n_edges])
                 nd.first = <uint32_t>used
-                used += CLASS_SIZE[CLASS_OF[nd.n_edges]]
+                used += BLOCK_LEN[CLASS_OF[nd.n_edges]]
             else:
                 nd.first = 0
             self.nodes[k] = nd
