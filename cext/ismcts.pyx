@@ -624,7 +624,13 @@ cdef class Tree:
         cdef double best = -1e300, v
         # 1. count availability; an untried move (no statistic, or one never visited) is
         # drawn uniformly by reservoir sampling, one draw per untried move in move order
-        if ne and index_ready(E, CLASS_OF[ne]):
+        if ne == 0:                           # a new node: every move untried
+            for i in range(n):
+                at[i] = -1
+                if rng_below(&self.rng, i + 1) == 0:
+                    chosen_i = i
+            untried = n
+        elif index_ready(E, CLASS_OF[ne]):
             idx = block_index(E, CLASS_OF[ne])
             bits = INDEX_BITS[CLASS_OF[ne]]
             for i in range(n):
@@ -796,15 +802,9 @@ cdef class Tree:
             st.do_move(move)
         self.tree_moves += depth
         st.set_tracking(TRACK_OFF)
-        while st.current() >= 0:
-            if played == MAX_PLAYOUT_MOVES:
-                self.cut_playouts += 1
-                break
-            if self.policy_playouts:
-                st.do_move(st.playout_move(&self.rng))
-            else:
-                st.do_move(st.random_move(&self.rng))
-            played += 1
+        played = self.playout(st, &self.rng, self.policy_playouts)
+        if played == MAX_PLAYOUT_MOVES and st.current() >= 0:
+            self.cut_playouts += 1
         self.playout_moves += played
         st.get_outcome(reward, scores if self.score_weight > 0.0 or self.track_scores else NULL)
         if self.track_scores and root_i >= 0:
@@ -821,6 +821,21 @@ cdef class Tree:
                 e.visits += 1
                 e.reward_sum += <float>reward[self.path_player[d]]
         self.iterations += 1
+
+    @cython.final
+    cdef int playout(self, GameCore st, Rng* rng, bint policy) noexcept:
+        """Play `st` out (at most MAX_PLAYOUT_MOVES moves); the moves played. One loop per
+        kind of playout: the kind is not tested again at every move."""
+        cdef int played = 0
+        if policy:
+            while played < MAX_PLAYOUT_MOVES and st.current() >= 0:
+                st.do_move(st.playout_move(rng))
+                played += 1
+        else:
+            while played < MAX_PLAYOUT_MOVES and st.current() >= 0:
+                st.do_move(st.random_move(rng))
+                played += 1
+        return played
 
     @cython.final
     cdef Edge* path_stat(self, int d) noexcept:
