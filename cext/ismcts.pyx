@@ -287,13 +287,35 @@ cdef inline int merge_find(Edge* E, int ne, int* j, int m) noexcept nogil:
     return -1
 
 
-cdef inline bint count_available(Edge* E, int k) noexcept nogil:
-    """Count a legal move (edge index k, -1 for none yet) as available; whether it is
-    untried (no statistic, or one never visited)."""
-    if k < 0:
-        return True
-    E[k].avail += 1
-    return E[k].visits == 0
+cdef struct Tally:                # select's pass over the legal moves, so far
+    int untried                   # legal moves without a visited statistic
+    int pick                      # the untried one drawn (reservoir sampling)
+    int best_i                    # the tried one of highest UCB value (the first of equals)
+    double best
+
+
+cdef inline double ucb_value(Edge* e, double c) noexcept nogil:
+    """A tried move's UCB value, its availability counted."""
+    return e.reward_sum / e.visits + c * sqrt(log_count(e.avail) / e.visits)
+
+
+cdef inline void tally_move(Tally* t, Edge* E, int k, int i, double c, Rng* rng) noexcept nogil:
+    """Count legal move i (edge index k, -1 for none yet) as available, then: untried (no
+    statistic, or one never visited), draw it into the reservoir, one draw per untried move
+    in move order; tried, weigh it by UCB, needed if every move turns out tried (computed
+    in the same pass: most nodes on a path have no untried move)."""
+    cdef double v
+    if k >= 0:
+        E[k].avail += 1
+        if E[k].visits != 0:
+            v = ucb_value(&E[k], c)
+            if v > t.best:
+                t.best = v
+                t.best_i = i
+            return
+    t.untried += 1
+    if rng_below(rng, t.untried) == 0:
+        t.pick = i
 
 
 cdef inline int bit_length(uint32_t v) noexcept nogil:
@@ -620,43 +642,34 @@ cdef class Tree:
         cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
         cdef uint16_t* idx
         cdef int* at = self.edge_at
-        cdef int i, j = 0, k, bits, untried = 0, chosen, chosen_i = 0, chosen_edge
-        cdef double best = -1e300, v
-        # 1. count availability; an untried move (no statistic, or one never visited) is
-        # drawn uniformly by reservoir sampling, one draw per untried move in move order
+        cdef int i, j = 0, k, bits, chosen, chosen_i = 0, chosen_edge
+        cdef double c = self.c
+        cdef Tally t
+        t.untried = 0
+        t.pick = 0
+        t.best_i = 0
+        t.best = -1e300
+        # every legal move counted available; an untried one is picked at random, else the
+        # one of best UCB value (the first best in move order wins ties)
         if ne == 0:                           # a new node: every move untried
             for i in range(n):
                 at[i] = -1
                 if rng_below(&self.rng, i + 1) == 0:
-                    chosen_i = i
-            untried = n
+                    t.pick = i
+            t.untried = n
         elif index_ready(E, CLASS_OF[ne]):
             idx = block_index(E, CLASS_OF[ne])
             bits = INDEX_BITS[CLASS_OF[ne]]
             for i in range(n):
                 k = index_find(E, idx, bits, moves[i])
                 at[i] = k
-                if count_available(E, k):
-                    untried += 1
-                    if rng_below(&self.rng, untried) == 0:
-                        chosen_i = i
+                tally_move(&t, E, k, i, c, &self.rng)
         else:
             for i in range(n):
                 k = merge_find(E, ne, &j, moves[i])
                 at[i] = k
-                if count_available(E, k):
-                    untried += 1
-                    if rng_below(&self.rng, untried) == 0:
-                        chosen_i = i
-        # 2. every legal move tried: UCB (the first best in move order wins ties)
-        if untried == 0:
-            for i in range(n):
-                k = at[i]
-                v = E[k].reward_sum / E[k].visits + \
-                    self.c * sqrt(log_count(E[k].avail) / E[k].visits)
-                if v > best:
-                    best = v
-                    chosen_i = i
+                tally_move(&t, E, k, i, c, &self.rng)
+        chosen_i = t.pick if t.untried else t.best_i
         chosen = moves[chosen_i]
         chosen_edge = at[chosen_i]
         if chosen_edge < 0:                   # untried and no statistic yet: add one
@@ -697,8 +710,10 @@ cdef class Tree:
             else:
                 k = merge_find(E, ne, &j, moves[i])
             at[i] = k
-            if not count_available(E, k):
-                continue
+            if k >= 0:
+                E[k].avail += 1
+                if E[k].visits != 0:
+                    continue
             untried += 1
             if pri[i] > top:                  # untried: the highest prior, ties at random
                 top = pri[i]
