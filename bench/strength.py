@@ -7,14 +7,14 @@
 
 `table` plays, for every game, the rows the search must pass (docs/strength.md):
   heuristic   ismcts against the game's heuristic, 2 players
-  table       ismcts against heuristics filling the other seats, 4 players (Taschkent 3)
+  table       ismcts against heuristics filling the other seats, 4 players
   budget      ismcts at 4x the budget against ismcts at 1x, 2 players
   cheat       cheat (the whole state, same budget) against ismcts, 2 players
 `--scale` multiplies every budget: 1 is the default, the game's reproducible equivalent of a
 second (engine.registry.SEARCH_DEFAULTS); smaller runs are cheaper and weaker.
 
-`tune` plays ismcts with each SETTING (agent options such as `c=1.0,mode=mo`; `-` is the
-game's defaults) against the heuristic, 2 players by default, on the same deals, and prints
+`tune` plays ismcts (or `--agent cheat|pimc`) with each SETTING (agent options such as
+`c=1.0,mode=mo`; `-` is the game's defaults) against the heuristic, 2 players by default, on the same deals, and prints
 each one's win share.
 
 Games are played in `--jobs` processes. Game k deals from seed 2026000 + k // P with the
@@ -279,11 +279,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
     info = game_info(args.game)
     players = args.players or 2
     budget = budget_option(info.name, players, args.scale)
-    print(f"{info.title}, {players} players: ismcts ({budget}) with each setting against "
+    print(f"{info.title}, {players} players: {args.agent} ({budget}) with each setting against "
           f"heuristic, {args.games} games on deals {DEAL_BASE}..")
     with Pool(args.jobs) as pool:
         for setting in args.settings:
-            spec = f"ismcts:{budget}" + ("" if setting == "-" else f",{setting}")
+            spec = f"{args.agent}:{budget}" + ("" if setting == "-" else f",{setting}")
             parse_agent(spec)                       # a bad setting stops the run at once
             won, n, low, high, secs = measure(pool, info.name, players, spec, "heuristic",
                                               args.games)
@@ -321,6 +321,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     u.add_argument("game")
     u.add_argument("settings", nargs="+", help="agent options, e.g. c=1.0,mode=mo; - for none")
     u.add_argument("--players", type=int, default=None)
+    u.add_argument("--agent", default="ismcts", choices=("ismcts", "cheat", "pimc"),
+                   help="the searching agent the settings apply to (default ismcts)")
     u.add_argument("--games", type=int, default=100)
     u.add_argument("--scale", type=float, default=1.0)
     u.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
