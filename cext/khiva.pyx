@@ -15,7 +15,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/khi
 """
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
-from libc.string cimport memset
+from libc.string cimport memset, memcpy, memcmp
 from cext.core cimport GameCore, EventLog, MAX_MOVES, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
@@ -243,6 +243,27 @@ cdef struct KhivaState:
     Rng chance
     u8 where[5][25]                  # where[o][c]: where observer o knows card c may be
 
+# What a determinization derives from a state before its first draw (information:
+# resample). A core keeps the last one and reuses it while its inputs are the same: the search
+# determinizes one root every iteration.
+cdef struct PlanInputs:                  # compared bytewise: zeroed before it is filled
+    int observer
+    uint32_t unknown                     # the cards the observer cannot place for sure
+    int cap[6]                           # the cards each place holds (hands, aside)
+    int n_teapots, n_carpets
+    u8 where[25]                         # where[observer]
+    i8 teapots[22]
+    i8 carpets[15]
+
+cdef struct DealPlan:
+    PlanInputs inputs
+    int n_slots, n_cons, n_free
+    int slot_place[25]                   # the place of each slot, places in order
+    int cons[25]                         # unknown cards the observer's knowledge constrains
+    int free_cards[25]                   # the others, ascending
+    i8 teapots[22]                       # the piles in canonical (ascending) order
+    i8 carpets[15]
+
 if <int>MOST_MOVES > <int>MAX_MOVES:
     raise ImportError("a Khiva position can have more moves than a move buffer holds")
 
@@ -257,6 +278,8 @@ cdef class KhivaCore(GameCore):
     players: duel mode). The game API (notation, JSON, views) is its subclass
     engine.games.khiva.Khiva."""
     cdef KhivaState s
+    cdef DealPlan plan                   # the last determinization's (not part of the state)
+    cdef bint has_plan
     name, title = "khiva", "Khiva"
     min_players, max_players, default_players = 2, 5, 3
 
@@ -749,39 +772,18 @@ cdef class KhivaCore(GameCore):
         A player who already chose this turn gets a random split of its sampled holdings.
         """
         cdef KhivaState* s = &self.s
+        cdef DealPlan* plan = self.deal_plan(o)
+        cdef int* slot_place = plan.slot_place
+        cdef int* cons = plan.cons
+        cdef int n_cons = plan.n_cons, n_free = plan.n_free, n_slots = plan.n_slots
         cdef int q, c, i, j, t, tries
-        cdef int cap[6]
-        cdef int slot_place[25]
         cdef int perm[25]
-        cdef int cons[25]
         cdef int free_cards[25]
-        cdef int n_cons = 0, n_free = 0, n_slots = 0
-        cdef u8 places = 0
-        cdef uint32_t unknown = ((1u << N_CARDS) - 1) & ~(self.holdings(o) | s.discard | s.aside_up)
         cdef uint32_t new_hold[6]
         cdef uint64_t digest[5]
         cdef bint ok
         for q in range(6):
-            cap[q] = 0
             new_hold[q] = 0
-        for q in range(s.n):
-            if q != o:
-                cap[q] = popcount(self.holdings(q))
-        cap[ASIDE_LOC] = popcount(s.aside_down)
-        for q in range(6):
-            for i in range(cap[q]):
-                slot_place[n_slots] = q
-                n_slots += 1
-            if cap[q] > 0:
-                places |= <u8>(1 << q)
-        for c in range(N_CARDS):
-            if (unknown >> c) & 1:
-                if (s.where[o][c] & places) != places:
-                    cons[n_cons] = c
-                    n_cons += 1
-                else:
-                    free_cards[n_free] = c
-                    n_free += 1
         # constrained cards: uniform injective placement, rejected until every card may be there
         ok = False
         for tries in range(10000):
@@ -802,6 +804,7 @@ cdef class KhivaCore(GameCore):
             self.place_greedily(o, cons, n_cons, slot_place, n_slots, perm)
         for i in range(n_cons):
             new_hold[slot_place[perm[i]]] |= 1u << cons[i]
+        memcpy(free_cards, plan.free_cards, sizeof(free_cards))   # fixed size: no call
         for i in range(n_free - 1, 0, -1):
             j = rng_below(rng, i + 1)
             t = free_cards[i]
@@ -822,13 +825,70 @@ cdef class KhivaCore(GameCore):
                 s.where[q][c] = self.all_places(q)
             digest[q] = mix64(s.hand[q] ^ mix64(s.sel_play[q] ^ mix64(<uint64_t>s.sel_give[q] + 1)))
         s.aside_down = new_hold[ASIDE_LOC]
-        # face-down piles: nobody knows their order
-        sort_bytes(s.teapots, s.n_teapots)
+        # face-down piles: nobody knows their order (shuffled from their canonical order; the
+        # plan's bytes past a pile's top are this state's, which its inputs include)
+        memcpy(s.teapots, plan.teapots, N_TEAPOTS)
         shuffle_bytes(rng, s.teapots, s.n_teapots)
-        sort_bytes(s.carpets, s.n_carpets)
+        memcpy(s.carpets, plan.carpets, N_CARPETS)
         shuffle_bytes(rng, s.carpets, s.n_carpets)
         rng_seed(&s.chance, rng_next(rng))    # future deals are unknown too
         ih_resample(&s.ih, o, s.n, digest)
+
+    @cython.final
+    cdef DealPlan* deal_plan(self, int o) noexcept:
+        """The plan of a determinization for `o`: the last one if made from the same inputs."""
+        cdef PlanInputs inputs
+        self.plan_inputs(o, &inputs)
+        if not self.has_plan or memcmp(&inputs, &self.plan.inputs, sizeof(PlanInputs)) != 0:
+            self.plan.inputs = inputs
+            self.make_plan(&self.plan)
+            self.has_plan = True
+        return &self.plan
+
+    @cython.final
+    cdef void plan_inputs(self, int o, PlanInputs* inputs) noexcept:
+        """Everything of this state a determinization plan for `o` is made from."""
+        cdef KhivaState* s = &self.s
+        cdef int q
+        memset(inputs, 0, sizeof(PlanInputs))
+        inputs.observer = o
+        inputs.unknown = ((1u << N_CARDS) - 1) & ~(self.holdings(o) | s.discard | s.aside_up)
+        for q in range(s.n):
+            if q != o:
+                inputs.cap[q] = popcount(self.holdings(q))
+        inputs.cap[ASIDE_LOC] = popcount(s.aside_down)
+        inputs.n_teapots = s.n_teapots
+        inputs.n_carpets = s.n_carpets
+        memcpy(inputs.where, s.where[o], N_CARDS)
+        memcpy(inputs.teapots, s.teapots, N_TEAPOTS)
+        memcpy(inputs.carpets, s.carpets, N_CARPETS)
+
+    @cython.final
+    cdef void make_plan(self, DealPlan* plan) noexcept:
+        """The slots to fill (place by place), the unknown cards split into those the
+        observer's knowledge constrains and the free ones, and the piles in canonical order."""
+        cdef PlanInputs* inputs = &plan.inputs
+        cdef int q, c, i
+        cdef u8 places = 0
+        plan.n_slots = plan.n_cons = plan.n_free = 0
+        for q in range(6):
+            for i in range(inputs.cap[q]):
+                plan.slot_place[plan.n_slots] = q
+                plan.n_slots += 1
+            if inputs.cap[q] > 0:
+                places |= <u8>(1 << q)
+        for c in range(N_CARDS):
+            if (inputs.unknown >> c) & 1:
+                if (inputs.where[c] & places) != places:
+                    plan.cons[plan.n_cons] = c
+                    plan.n_cons += 1
+                else:
+                    plan.free_cards[plan.n_free] = c
+                    plan.n_free += 1
+        memcpy(plan.teapots, inputs.teapots, N_TEAPOTS)
+        sort_bytes(plan.teapots, inputs.n_teapots)
+        memcpy(plan.carpets, inputs.carpets, N_CARPETS)
+        sort_bytes(plan.carpets, inputs.n_carpets)
 
     @cython.final
     cdef void place_greedily(self, int o, int* cons, int n_cons, int* slot_place, int n_slots,
