@@ -49,13 +49,15 @@ cdef inline uint64_t random_subset(Rng* r, uint64_t pool, int k) noexcept nogil:
 
 cdef inline void shuffle_bytes(Rng* r, i8* a, int n) noexcept nogil:
     """Fisher-Yates shuffle of n bytes."""
+    cdef Rng g = r[0]      # a local copy: a byte store may alias *r, reloaded at every draw
     cdef int i, j
     cdef i8 t
     for i in range(n - 1, 0, -1):
-        j = rng_below(r, i + 1)
+        j = rng_below(&g, i + 1)
         t = a[i]
         a[i] = a[j]
         a[j] = t
+    r[0] = g
 
 cdef inline void insertion_sort_bytes(i8* a, int n) noexcept nogil:
     """Insertion sort of n bytes, for any values."""
