@@ -804,14 +804,15 @@ cdef class KhivaCore(GameCore):
             self.place_greedily(o, cons, n_cons, slot_place, n_slots, perm)
         for i in range(n_cons):
             new_hold[slot_place[perm[i]]] |= 1u << cons[i]
+        # free cards: a Fisher-Yates shuffle into the slots left, each card dealt as it is drawn
         memcpy(free_cards, plan.free_cards, sizeof(free_cards))   # fixed size: no call
         for i in range(n_free - 1, 0, -1):
             j = rng_below(rng, i + 1)
-            t = free_cards[i]
-            free_cards[i] = free_cards[j]
-            free_cards[j] = t
-        for i in range(n_free):
-            new_hold[slot_place[perm[n_cons + i]]] |= 1u << free_cards[i]
+            t = free_cards[j]
+            free_cards[j] = free_cards[i]
+            new_hold[slot_place[perm[n_cons + i]]] |= 1u << t
+        if n_free > 0:
+            new_hold[slot_place[perm[n_cons]]] |= 1u << free_cards[0]
         for q in range(s.n):
             if q == o:
                 continue
