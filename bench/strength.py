@@ -147,8 +147,8 @@ def fingerprint(game: str) -> str:
 
 
 def record_key(fp: str, job: Job) -> Tuple[str, str, int, str, str, int]:
-    game, players, focus, others, k = job
-    return (fp, game, players, focus, others, k)
+    """A recorded game's identity: the engine's fingerprint, then the job."""
+    return (fp, *job)
 
 
 def load_record(path: str) -> Dict[tuple, float]:
@@ -259,9 +259,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         else:
             verdict = row.passes(share, low)
             mark, count = {True: "yes", False: "**no**", None: "-"}[verdict], str(n)
+        figures = f"{share:.3f} | [{low:.3f}, {high:.3f}]" if played else "- | -"
         print(f"| {row.game} | {row.name} | {row.players} | `{row.focus}` | `{row.others}` | "
-              f"{count} | {share:.3f} | [{low:.3f}, {high:.3f}] | {row.bar} | {mark} |",
-              flush=True)
+              f"{count} | {figures} | {row.bar} | {mark} |", flush=True)
         results.append(dict(game=row.game, row=row.name, players=row.players, agent=row.focus,
                             against=row.others, games=played, of=n, won=won, share=share,
                             low=low, high=high, passes=verdict, scale=args.scale,
