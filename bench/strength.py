@@ -126,11 +126,11 @@ def timed_play(job: Job) -> Tuple[Job, float, float]:
 
 
 def measure(pool: Pool, game: str, players: int, focus: str, others: str,
-            games: int) -> Tuple[float, int, float, float, float]:
-    """(won, games, low, high, seconds) of `focus` against `others` over `games` games."""
+            games: int, first: int = 0) -> Tuple[float, int, float, float, float]:
+    """(won, games, low, high, seconds) of `focus` against `others` in games first.. of a row."""
     t0 = time.perf_counter()
-    shares = pool.map(play_one, [(game, players, focus, others, k) for k in range(games)],
-                      chunksize=1)
+    jobs = [(game, players, focus, others, k) for k in range(first, first + games)]
+    shares = pool.map(play_one, jobs, chunksize=1)
     won = sum(shares)
     low, high = wilson(won, games)
     return won, games, low, high, time.perf_counter() - t0
@@ -279,14 +279,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
     info = game_info(args.game)
     players = args.players or 2
     budget = budget_option(info.name, players, args.scale)
+    first_deal = DEAL_BASE + args.first_game // players
     print(f"{info.title}, {players} players: {args.agent} ({budget}) with each setting against "
-          f"heuristic, {args.games} games on deals {DEAL_BASE}..")
+          f"heuristic, {args.games} games on deals {first_deal}..")
     with Pool(args.jobs) as pool:
         for setting in args.settings:
             spec = f"{args.agent}:{budget}" + ("" if setting == "-" else f",{setting}")
             parse_agent(spec)                       # a bad setting stops the run at once
             won, n, low, high, secs = measure(pool, info.name, players, spec, "heuristic",
-                                              args.games)
+                                              args.games, args.first_game)
             print(f"{setting:<32} {won:6.1f}/{n} = {won / n:.3f} [{low:.3f}, {high:.3f}]  "
                   f"({secs:.0f} s)", flush=True)
     return 0
@@ -296,6 +297,13 @@ def positive_seconds(text: str) -> float:
     value = float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
     return value
 
 
@@ -325,6 +333,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="the searching agent the settings apply to (default ismcts)")
     u.add_argument("--games", type=int, default=100)
     u.add_argument("--scale", type=float, default=1.0)
+    u.add_argument("--first-game", type=non_negative_int, default=0,
+                   help="play games k = N.. (deal N // players on), to confirm on other deals")
     u.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args(argv)
     return cmd_table(args) if args.command == "table" else cmd_tune(args)

@@ -82,3 +82,22 @@ def test_a_bad_time_limit_is_a_usage_error(tmp_path):
     assert bad.returncode == 2
     assert "--for-seconds: must be positive" in bad.stderr
     assert not (tmp_path / "games.jsonl").exists()
+
+
+def test_tune_from_a_later_game_plays_the_rows_games_there(tmp_path):
+    record = tmp_path / "games.jsonl"
+    assert run(record, "--games", "4").returncode == 0
+    won = sum(r["share"] for r in lines(record) if r["k"] in (2, 3))
+    tune = subprocess.run([sys.executable, str(STRENGTH), "tune", "khiva", "-", "--games", "2",
+                           "--first-game", "2", "--scale", "0.001", "--jobs", "1"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert tune.returncode == 0, tune.stderr
+    assert "on deals 2026001.." in tune.stdout
+    assert f"{won:6.1f}/2 " in tune.stdout
+
+
+def test_a_negative_first_game_is_a_usage_error():
+    bad = subprocess.run([sys.executable, str(STRENGTH), "tune", "khiva", "-",
+                          "--first-game", "-1"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
+    assert "--first-game: must be 0 or more" in bad.stderr
