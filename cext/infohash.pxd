@@ -47,6 +47,11 @@ cdef inline void ih_private(InfoHash* h, uint32_t seers, uint64_t event) noexcep
                 if seers & (1u << b):
                     h.pair[a][b] = mix64(h.pair[a][b] ^ e)
 
+cdef inline void ih_private_one(InfoHash* h, int p, uint64_t event) noexcept nogil:
+    """ih_private(h, 1u << p, event): an event only p observes, hashed without testing the
+    25 bits of a seer set (inside the search tree every move hashes its events)."""
+    h.pair[p][p] = mix64(h.pair[p][p] ^ (event + (<uint64_t>h.n_public << 40) + <uint64_t>0x51ED27))
+
 cdef inline uint64_t ih_key(InfoHash* h, int player, int observer, int mode) noexcept nogil:
     """Node key for `player` deciding, in a search run for `observer`."""
     cdef uint64_t x

@@ -20,7 +20,8 @@ from cext.core cimport GameCore, EventLog, MAX_MOVES, TRACK_ALL, head_fits, log_
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
 from cext.bits cimport i8, u8, popcount, lowest_bit, random_subset, shuffle_bytes, sort_bytes
-from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
+from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_private_one,
+                             ih_resample)
 
 # ================================================================ component table
 # Every number of the game lives here. Those the rulebook does not print are fixed in
@@ -475,7 +476,7 @@ cdef class KhivaCore(GameCore):
         s.sel_give[p] = give
         s.hand[p] &= ~(play | give)
         if s.tracking:
-            ih_private(&s.ih, 1u << p, (<uint64_t>EV_CHOICE << 56) | <uint32_t>move)
+            ih_private_one(&s.ih, p, (<uint64_t>EV_CHOICE << 56) | <uint32_t>move)
         s.actor += 1
         if s.actor == s.n:
             self.reveal()
