@@ -196,6 +196,24 @@ cdef void _init_logs():
 _init_logs()
 
 
+cdef extern from *:
+    """
+    /* sqrt of a double known to be >= 0: the same correctly rounded result as libm's, without
+       the test and call that set errno for a negative argument (-fmath-errno). */
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static inline double caravan_sqrt_nonneg(double x) {
+        __m128d v = _mm_set_sd(x);
+        return _mm_cvtsd_f64(_mm_sqrt_sd(v, v));
+    }
+    #else
+    #include <math.h>
+    static inline double caravan_sqrt_nonneg(double x) { return sqrt(x); }
+    #endif
+    """
+    double sqrt_nonneg "caravan_sqrt_nonneg"(double x) noexcept nogil
+
+
 cdef inline double log_count(uint32_t a) noexcept nogil:
     """log(a), exactly as libm's log computes it."""
     if a < LOG_TABLE_SIZE:
@@ -298,7 +316,7 @@ cdef struct Tally:                # select's pass over the legal moves, so far
 
 cdef inline double ucb_value(Edge* e, double c) noexcept nogil:
     """A tried move's UCB value, its availability counted."""
-    return e.reward_sum / e.visits + c * sqrt(log_count(e.avail) / e.visits)
+    return e.reward_sum / e.visits + c * sqrt_nonneg(log_count(e.avail) / e.visits)
 
 
 cdef inline void tally_move(Tally* t, Edge* E, int k, int i, double c, Rng* rng) noexcept nogil:
@@ -654,10 +672,9 @@ cdef class Tree:
         # every legal move counted available; an untried one is picked at random, else the
         # one of best UCB value (the first best in move order wins ties)
         if ne == 0:                           # a new node: every move untried
+            t.pick = self.draw_pick(n)
             for i in range(n):
                 at[i] = -1
-                if rng_below(&self.rng, i + 1) == 0:
-                    t.pick = i
             t.untried = n
         elif index_ready(E, CLASS_OF[ne]):
             idx = block_index(E, CLASS_OF[ne])
@@ -681,6 +698,19 @@ cdef class Tree:
         self.sel_edge = chosen_edge
         self.sel_index = chosen_i
         return chosen
+
+    @cython.final
+    cdef int draw_pick(self, int n) noexcept:
+        """Reservoir sampling over n untried moves, one draw each in move order: the index
+        drawn. The generator is copied to a local for the loop (stores through the tree's
+        pointers would otherwise make it stored and loaded again at every draw)."""
+        cdef Rng g = self.rng
+        cdef int i, pick = 0
+        for i in range(n):
+            if rng_below(&g, i + 1) == 0:
+                pick = i
+        self.rng = g
+        return pick
 
     @cython.final
     cdef int select_biased(self, int ni, int* moves, int n, GameCore st, bint at_root) noexcept:
@@ -729,7 +759,7 @@ cdef class Tree:
             for i in range(n):
                 k = at[i]
                 v = E[k].reward_sum / E[k].visits + \
-                    self.c * sqrt(log_count(E[k].avail) / E[k].visits) + \
+                    self.c * sqrt_nonneg(log_count(E[k].avail) / E[k].visits) + \
                     self.prior_weight * pri[i] / (E[k].visits + 1.0)
                 if v > best:
                     best = v
