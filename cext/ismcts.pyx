@@ -307,6 +307,17 @@ cdef inline int merge_find(Edge* E, int ne, int* j, int m) noexcept nogil:
     return -1
 
 
+cdef inline bint same_moves(Edge* E, int* moves, int n) noexcept nogil:
+    """Whether the n edges at E are those of the n (ascending) moves, in order: a node
+    whose every legal move has a statistic and no other does (the root: the searcher's
+    moves are the same in every world), where no search for the edges is needed."""
+    cdef int i
+    for i in range(n):
+        if E[i].move != moves[i]:
+            return False
+    return True
+
+
 cdef struct Tally:                # select's pass over the legal moves, so far
     int untried                   # legal moves without a visited statistic
     int pick                      # the untried one drawn (reservoir sampling)
@@ -683,6 +694,10 @@ cdef class Tree:
                 k = index_find(E, idx, bits, moves[i])
                 at[i] = k
                 tally_move(&t, E, k, i, c, &self.rng)
+        elif ne == n and same_moves(E, moves, n):
+            for i in range(n):                # the root, mostly: edge i is move i's
+                at[i] = i
+                tally_move(&t, E, i, i, c, &self.rng)
         else:
             for i in range(n):
                 k = merge_find(E, ne, &j, moves[i])
