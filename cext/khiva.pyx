@@ -19,7 +19,8 @@ from libc.string cimport memset, memcpy, memcmp
 from cext.core cimport GameCore, EventLog, MAX_MOVES, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, u8, popcount, lowest_bit, random_subset, shuffle_bytes, sort_bytes
+from cext.bits cimport (i8, u8, popcount, lowest_bit, random_subset, shuffle_bytes, sort_bytes,
+                        win_shares)
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_private_one,
                              ih_resample)
 
@@ -716,7 +717,25 @@ cdef class KhivaCore(GameCore):
     @cython.final
     cdef long long rank_key(self, int p) noexcept:
         """Score, then most teapot tokens, then the highest salt bag."""
-        return (<long long>self.score(p) * 100 + self.s.teapot_count[p]) * 100 + self.s.salt_best[p]
+        return self.rank_of(p, self.score(p))
+
+    @cython.final
+    cdef long long rank_of(self, int p, int score) noexcept:
+        """rank_key(p), p's score given."""
+        return (<long long>score * 100 + self.s.teapot_count[p]) * 100 + self.s.salt_best[p]
+
+    @cython.final
+    cdef void get_outcome(self, double* rewards, double* scores) noexcept:
+        """GameCore's, each score counted once (its rank_key counts it again): every playout
+        of the search ends here."""
+        cdef long long keys[5]
+        cdef int p, score
+        for p in range(self.n_players):
+            score = self.score(p)
+            keys[p] = self.rank_of(p, score)
+            if scores != NULL:
+                scores[p] = score
+        win_shares(keys, self.n_players, rewards)
 
     # ================================================================ information
     @cython.final
