@@ -170,12 +170,17 @@ cdef void index_insert(Edge* E, int cls, int j) noexcept nogil:
 
 cdef inline int index_find(Edge* E, uint16_t* idx, int bits, int m) noexcept nogil:
     """The index of move m's edge in an indexed block, or -1: both slots read, the answer
-    selected (the larger, so that an empty slot's -1 never hides the other's match)."""
-    cdef int k0 = idx[index_slot(m, bits, 0)] - 1, k1 = idx[index_slot(m, bits, 1)] - 1
-    cdef int m0 = E[k0].move, m1 = E[k1].move
-    k0 = k0 if m0 == m else -1
-    k1 = k1 if m1 == m else -1
-    return k0 if k0 > k1 else k1
+    selected (the larger, so that an empty slot never hides the other's match). A slot
+    holds an edge's index plus one, so it indexes the block from the pool slot before it
+    (E - 1) as it is: an empty slot reads that slot and yields 0 (-1 once the one is taken
+    off) whether or not its move happens to be m."""
+    cdef uint64_t p = <uint64_t><uint32_t>m * <uint64_t>0x9E3779B97F4A7C15
+    cdef Edge* B = E - 1
+    cdef uint32_t s0 = idx[<uint32_t>(p >> (64 - bits))]
+    cdef uint32_t s1 = idx[<uint32_t>(p >> 16) & ((1u << bits) - 1)]
+    s0 = s0 if B[s0].move == m else 0
+    s1 = s1 if B[s1].move == m else 0
+    return <int>(s0 if s0 > s1 else s1) - 1
 
 
 # ---------------------------------------------------------------- log of small counts
