@@ -30,27 +30,44 @@ def evaluate(world, player: int) -> float:
     return world.scores()[player] - 0.4 * holes + 0.05 * world.kilim_size(player)
 
 
-def greedy_finish(world, player: int, depth: int = 0) -> float:
-    """Evaluation after finishing a sub-decision (placing, choosing a cell) greedily."""
-    if world.is_terminal() or world.to_move != player or depth > 2 \
-            or world.phase not in ("place", "scrap-at"):
-        return evaluate(world, player)
-    best = None
-    for m in world.legal_moves():
-        w = world.clone()
-        w.apply(m)
-        v = greedy_finish(w, player, depth + 1)
-        if best is None or v > best:
-            best = v
-    return best
+FINISHED_GREEDILY = ("place", "scrap-at")   # sub-decisions a weave is finished through
+LOOKAHEAD = 3        # of those, how many after the move being weighed
+BEAM = 6             # moves whose finish is looked ahead, when a finish follows a move
+
+
+def continues(world, player: int) -> bool:
+    """Whether `player` still has a piece to weave before the turn goes on."""
+    return not world.is_terminal() and world.to_move == player \
+        and world.phase in FINISHED_GREEDILY
+
+
+def after(world, move: int):
+    w = world.clone()
+    w.apply(move)
+    return w
+
+
+def greedy_finish(world, player: int, steps: int = LOOKAHEAD) -> float:
+    """Evaluation once the player's pending pieces (up to `steps` of them) are woven, each
+    where it evaluates best at once. Weaving several dominoes in a row (four won at the end
+    of a day) is a walk, not a tree: a tree of every placement of each is 168^4 positions."""
+    while steps and continues(world, player):
+        world = max((after(world, m) for m in world.legal_moves()),
+                    key=lambda w: evaluate(w, player))
+        steps -= 1
+    return evaluate(world, player)
 
 
 def best_by_eval(world, player: int, moves: List[int], rng: random.Random) -> int:
-    scored = []
-    for m in moves:
-        w = world.clone()
-        w.apply(m)
-        scored.append((greedy_finish(w, player) + rng.random() * 1e-3, m))
+    """The move whose evaluation is highest once what it leaves to weave is woven. When
+    something is left, only the BEAM moves best at once are finished."""
+    worlds = [after(world, m) for m in moves]
+    noise = [rng.random() * 1e-3 for _ in moves]          # against ties
+    if not any(continues(w, player) for w in worlds):
+        values = [evaluate(w, player) for w in worlds]
+        return max(zip((v + e for v, e in zip(values, noise)), moves))[1]
+    at_once = sorted(range(len(moves)), key=lambda i: -evaluate(worlds[i], player))
+    scored = [(greedy_finish(worlds[i], player) + noise[i], moves[i]) for i in at_once[:BEAM]]
     return max(scored)[1]
 
 
