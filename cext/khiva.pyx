@@ -212,9 +212,19 @@ cdef inline int choice_move(uint32_t play, uint32_t give) noexcept nogil:
 # chance was drawn afresh (every determinization reseeds it). SELECT8[b * 8 + j] is the
 # position of the j-th set bit of byte b (as Kilim's draw_bit).
 cdef unsigned char SELECT8[256 * 8]
-for _b in range(256):
-    for _j, _c in enumerate([c for c in range(8) if _b >> c & 1]):
-        SELECT8[_b * 8 + _j] = _c
+
+cdef void _init_select8() noexcept:
+    # in C, not a module-level Python loop (Kilim's comprehension there upsets Cython's
+    # reference counts: a bare `import cext.kilim` aborts at exit)
+    cdef int b, c, j
+    for b in range(256):
+        j = 0
+        for c in range(8):
+            if (b >> c) & 1:
+                SELECT8[b * 8 + j] = <unsigned char>c
+                j += 1
+
+_init_select8()
 
 
 cdef inline uint32_t deal_subset(Rng* r, uint32_t pool, int k) noexcept nogil:
