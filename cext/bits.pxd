@@ -29,21 +29,57 @@ cdef inline int lowest_bit(uint64_t x) noexcept nogil:
     return __builtin_ctzll(x)
 
 cdef inline int nth_bit(uint64_t x, int n) noexcept nogil:
-    """Index of the n-th set bit (0-based) of x."""
+    """Index of the n-th set bit (0-based) of x, by a loop of n steps: for a small n the
+    processor predicts; for a drawn n, select_bit."""
     cdef int i
     for i in range(n):
         x &= x - 1
     return __builtin_ctzll(x)
 
+# Selecting a set bit without a loop: a loop of random length is a branch the processor
+# mispredicts at nearly every draw (a determinization or a playout draws afresh each time).
+# caravan_select8[b * 8 + j] is the position of the j-th set bit of byte b; each module that
+# cimports this file gets its own copy, filled in C when the module is loaded.
+cdef extern from *:
+    """
+    static unsigned char caravan_select8[256 * 8];
+    static void __attribute__((constructor)) caravan_fill_select8(void) {
+        for (int b = 0; b < 256; b++) {
+            int j = 0;
+            for (int c = 0; c < 8; c++)
+                if ((b >> c) & 1) caravan_select8[b * 8 + j++] = (unsigned char)c;
+        }
+    }
+    """
+    const unsigned char* caravan_select8
+
+cdef inline int select_bit(uint64_t x, uint64_t sums, int j) noexcept nogil:
+    """The position of the j-th set bit of x (0-based, j below its count), sums = byte_sums(x):
+    nth_bit(x, j) without a loop. The bytes whose sum is at most j come before it; the high bit
+    of byte i of `before` is set for those (no byte of the difference borrows: sums <= 64)."""
+    cdef uint64_t before = ((<uint64_t>j * <uint64_t>0x0101010101010101) | <uint64_t>0x8080808080808080) - sums
+    cdef int shift = (lowest_bit(~before & <uint64_t>0x8080808080808080) >> 3) << 3
+    cdef int skipped = <int>(((sums << 8) >> shift) & 255)
+    return shift + caravan_select8[((x >> shift) & 255) * 8 + j - skipped]
+
+cdef inline int draw_bit(Rng* rng, uint64_t x) noexcept nogil:
+    """A uniformly random set bit of x (x not 0): nth_bit(x, rng_below(rng, popcount(x)))."""
+    cdef uint64_t sums = byte_sums(x)
+    return select_bit(x, sums, rng_below(rng, <uint32_t>(sums >> 56)))
+
 cdef inline uint64_t random_subset(Rng* r, uint64_t pool, int k) noexcept nogil:
-    """k distinct bits drawn uniformly from pool (k <= popcount(pool))."""
+    """k distinct bits drawn uniformly from pool (k <= popcount(pool)): k draws of
+    rng_below(r, bits left), the drawn index's bit taken out each time. The running byte sums
+    lose one from the taken bit's byte on, so they are counted once."""
     cdef uint64_t out = 0
-    cdef int left = popcount(pool)
+    cdef uint64_t sums = byte_sums(pool)
+    cdef int left = <int>(sums >> 56)
     cdef int i, b
     for i in range(k):
-        b = nth_bit(pool, rng_below(r, left))
+        b = select_bit(pool, sums, rng_below(r, left))
         out |= (<uint64_t>1) << b
         pool &= ~((<uint64_t>1) << b)
+        sums -= <uint64_t>0x0101010101010101 << ((b >> 3) << 3)
         left -= 1
     return out
 

@@ -19,8 +19,8 @@ from libc.string cimport memset, memcpy, memcmp
 from cext.core cimport GameCore, EventLog, MAX_MOVES, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport (i8, u8, popcount, byte_sums, lowest_bit, random_subset, shuffle_bytes,
-                        sort_bytes, win_shares)
+from cext.bits cimport (i8, u8, popcount, lowest_bit, random_subset, shuffle_bytes, sort_bytes,
+                        win_shares)
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_private_one,
                              ih_resample)
 
@@ -207,46 +207,6 @@ cdef inline int choice_move(uint32_t play, uint32_t give) noexcept nogil:
         d = lowest_bit(give)
     return make_move(MV_CHOOSE, choice_arg(a, b, c, d))
 
-# Dealing without a loop over the bits: random_subset finds the drawn bit by a loop of random
-# length (nth_bit), a branch the processor mispredicts at nearly every card of a deal whose
-# chance was drawn afresh (every determinization reseeds it). SELECT8[b * 8 + j] is the
-# position of the j-th set bit of byte b (as Kilim's draw_bit).
-cdef unsigned char SELECT8[256 * 8]
-
-cdef void _init_select8() noexcept:
-    # in C, not a module-level Python loop (Kilim's comprehension there upsets Cython's
-    # reference counts: a bare `import cext.kilim` aborts at exit)
-    cdef int b, c, j
-    for b in range(256):
-        j = 0
-        for c in range(8):
-            if (b >> c) & 1:
-                SELECT8[b * 8 + j] = <unsigned char>c
-                j += 1
-
-_init_select8()
-
-
-cdef inline uint32_t deal_subset(Rng* r, uint32_t pool, int k) noexcept nogil:
-    """random_subset(r, pool, k), the same draws and the same cards: the j-th set bit of the
-    pool found from its bytes' running counts `sums` (the bytes whose count is at most j come
-    before it: the high bit of byte i of `before` is set for those; no byte borrows, counts
-    <= 32), which a dealt card lowers by one from its byte on."""
-    cdef uint32_t out = 0
-    cdef uint64_t sums = byte_sums(pool), before
-    cdef int left = popcount(pool), i, j, shift, b
-    for i in range(k):
-        j = <int>rng_below(r, left)
-        before = ((<uint64_t>j * <uint64_t>0x0101010101010101) | <uint64_t>0x8080808080808080) - sums
-        shift = (lowest_bit(~before & <uint64_t>0x8080808080808080) >> 3) << 3
-        b = shift + SELECT8[((pool >> shift) & 255) * 8 + j - <int>(((sums << 8) >> shift) & 255)]
-        out |= 1u << b
-        pool &= ~(1u << b)
-        sums -= <uint64_t>0x0101010101010101 << shift
-        left -= 1
-    return out
-
-
 # ================================================================ state
 cpdef enum:
     ASIDE_LOC = 5            # knowledge (where): the bit for the face-down set-aside cards
@@ -379,12 +339,12 @@ cdef class KhivaCore(GameCore):
         cdef uint32_t got
         cdef uint32_t before_pool = pool
         for p in range(s.n):
-            got = deal_subset(&s.chance, pool, per_player)
+            got = <uint32_t>random_subset(&s.chance, pool, per_player)
             s.hand[p] |= got
             pool &= ~got
         s.aside_up = 0
         if s.duel:
-            s.aside_up = deal_subset(&s.chance, pool, DUEL_ASIDE_UP)
+            s.aside_up = <uint32_t>random_subset(&s.chance, pool, DUEL_ASIDE_UP)
             pool &= ~s.aside_up
         s.aside_down = pool
         s.discard = 0

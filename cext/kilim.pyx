@@ -21,7 +21,8 @@ from libc.string cimport memset, memmove, memcpy
 from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, u8, popcount, byte_sums, lowest_bit, nth_bit, shuffle_bytes
+from cext.bits cimport (i8, u8, popcount, byte_sums, lowest_bit, select_bit, draw_bit,
+                        shuffle_bytes)
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -203,27 +204,6 @@ cdef inline int moves_of_bits(int* buf, int kind, uint32_t bits) noexcept nogil:
         bits &= bits - 1
     return n
 
-# Drawing a set bit without a loop over the bits (a loop of random length is a branch the CPU
-# mispredicts on every draw): SELECT8[b * 8 + j] is the position of the j-th set bit of byte b.
-cdef unsigned char SELECT8[256 * 8]
-for _b in range(256):
-    for _j, _c in enumerate([c for c in range(8) if _b >> c & 1]):
-        SELECT8[_b * 8 + _j] = _c
-
-cdef inline int select_in(uint64_t x, uint64_t sums, int j) noexcept nogil:
-    """The position of the j-th set bit of x (0-based, j below its count), sums = byte_sums(x):
-    nth_bit(x, j) without a loop. The bytes whose sum is at most j come before it; the high bit
-    of byte i of `before` is set for those (no byte of the difference borrows: sums <= 64)."""
-    cdef uint64_t before = ((<uint64_t>j * <uint64_t>0x0101010101010101) | <uint64_t>0x8080808080808080) - sums
-    cdef int shift = (lowest_bit(~before & <uint64_t>0x8080808080808080) >> 3) << 3
-    cdef int skipped = <int>(((sums << 8) >> shift) & 255)
-    return shift + SELECT8[((x >> shift) & 255) * 8 + j - skipped]
-
-cdef inline int draw_bit(Rng* rng, uint64_t x) noexcept nogil:
-    """A uniformly random set bit of x (x not 0): nth_bit(x, rng_below(rng, popcount(x)))."""
-    cdef uint64_t sums = byte_sums(x)
-    return select_in(x, sums, rng_below(rng, <uint32_t>(sums >> 56)))
-
 cdef inline uint64_t spread32(uint64_t x) noexcept nogil:
     """Bits 0-31 of x moved to the even bits 0, 2, .., 62."""
     x = (x | (x << 16)) & <uint64_t>0x0000FFFF0000FFFF
@@ -242,7 +222,7 @@ cdef inline int select_pair(uint64_t h, uint64_t v, int j) noexcept nogil:
     cdef int nlo = <int>(slo >> 56)
     cdef int upper = j >= nlo
     cdef uint64_t m = -<uint64_t>upper            # both halves chosen by masks, not a branch
-    return (upper << 6) + select_in((hi & m) | (lo & ~m), (shi & m) | (slo & ~m), j - (nlo & -upper))
+    return (upper << 6) + select_bit((hi & m) | (lo & ~m), (shi & m) | (slo & ~m), j - (nlo & -upper))
 
 cdef inline int placement_in(int i, uint64_t h, uint64_t v, int j, int flip) noexcept nogil:
     """The placement at the j-th of the positions h / v (across / down) of word i of 128-bit
@@ -539,7 +519,7 @@ cdef inline int tile_placement(int i, uint64_t h, uint64_t v, uint64_t sums, int
                   + (j >= <int>((sums >> 40) & 255)))
     cdef int shift = 16 * q
     cdef uint64_t x = spread16((h >> shift) & 0xFFFF) | (spread16((v >> shift) & 0xFFFF) << 1)
-    cdef int b = select_in(x, byte_sums(x), j - <int>(((sums << 8) >> shift) & 255))
+    cdef int b = select_bit(x, byte_sums(x), j - <int>(((sums << 8) >> shift) & 255))
     return make_move(MV_PLACE, place_arg(4 * i + q, b >> 1, b & 1, flip))
 
 cdef struct BoxMap:
@@ -2247,7 +2227,7 @@ cdef class KilimCore(GameCore):
                 continue
             opts = self.pending_options(q)
             if opts:
-                v = nth_bit(opts, rng_below(rng, popcount(opts)))
+                v = draw_bit(rng, opts)
                 if s.phase == PH_CARD:
                     s.choice[q] = v
                 elif s.phase == PH_SPY:
