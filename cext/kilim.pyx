@@ -599,6 +599,79 @@ cdef inline int map_index(BoxMap* b, int r, int c) noexcept nogil:
         return -1
     return r * b.width + c
 
+# The groups of a Kilim within rows and columns 0-15 on tiles (as random_place_tile's): the
+# cells of each pattern type as four words. Most groups are single cells (a 4p Kilim at the
+# end: about 23 cells, 17 groups): those without a neighbour of their type are taken off at
+# once, and only the others are flooded, a group at a time (kilim_score's search from each
+# cell took a branch of random outcome at every neighbour of every cell).
+cdef inline uint64_t next_cells(uint64_t before, uint64_t x, uint64_t after) noexcept nogil:
+    """The cells next to a cell of tile word x (before / after: the words above / below). A
+    cell of column 15 shifted right lands on column 0 of the next row, which holds none."""
+    return (x << 1) | (x >> 1) | (x << 16) | (x >> 16) | (before >> 48) | (after << 48)
+
+cdef inline bint groups_tile(Kil* k, int top, int* largest, int* groups_out) noexcept nogil:
+    """kilim_score's groups (the sum of size - 1 over the groups of every type, and the
+    largest of each type) for a Kilim whose typed cells of rows ORG..top lie in rows 0-15,
+    columns 1-15, one type each (every Kilim a game reaches that fits); False, with nothing
+    written, for any other."""
+    cdef Cell* x = cells(k)
+    cdef uint64_t b[N_TYPES + 1][4]           # row N_TYPES: the cells without a type
+    cdef uint64_t r0, r1, r2, r3, g0, g1, g2, g3, h0, h1, h2, h3
+    cdef unsigned tb, bad = 0
+    cdef int i, r, c, t, size, groups = 0, most
+    cdef int big[N_TYPES]
+    memset(b, 0, sizeof(b))
+    for i in range(n_used(k)[0]):
+        r = cell_r(&x[i])
+        c = cell_c(&x[i])
+        tb = x[i].m & TYPE_BITS & -<unsigned>((r >= ORG) & (r <= top))
+        bad |= (tb & (tb - 1)) | <unsigned>((tb != 0) & ((r > 15) | (c < 1) | (c > 15)))
+        b[lowest_bit(tb | (1u << N_TYPES))][(r >> 2) & 3] |= (<uint64_t>1) << (((r & 3) << 4) + (c & 15))
+    if bad:
+        return False
+    for t in range(N_TYPES):
+        r0 = b[t][0]
+        r1 = b[t][1]
+        r2 = b[t][2]
+        r3 = b[t][3]
+        big[t] = (r0 | r1 | r2 | r3) != 0      # a cell of the type: a group of 1 at least
+        # the cells with a neighbour of their type: the groups of 2 or more
+        h0 = r0 & next_cells(0, r0, r1)
+        h1 = r1 & next_cells(r0, r1, r2)
+        h2 = r2 & next_cells(r1, r2, r3)
+        h3 = r3 & next_cells(r2, r3, 0)
+        r0 = h0
+        r1 = h1
+        r2 = h2
+        r3 = h3
+        while r0 | r1 | r2 | r3:
+            g0 = r0 & -r0                       # the first cell left, then its group
+            g1 = (r1 & -r1) & -<uint64_t>(r0 == 0)
+            g2 = (r2 & -r2) & -<uint64_t>((r0 | r1) == 0)
+            g3 = (r3 & -r3) & -<uint64_t>((r0 | r1 | r2) == 0)
+            while True:
+                h0 = (g0 | next_cells(0, g0, g1)) & r0
+                h1 = (g1 | next_cells(g0, g1, g2)) & r1
+                h2 = (g2 | next_cells(g1, g2, g3)) & r2
+                h3 = (g3 | next_cells(g2, g3, 0)) & r3
+                if ((h0 ^ g0) | (h1 ^ g1) | (h2 ^ g2) | (h3 ^ g3)) == 0:
+                    break
+                g0 = h0
+                g1 = h1
+                g2 = h2
+                g3 = h3
+            size = popcount2(g0, g1) + popcount2(g2, g3)
+            groups += size - 1
+            big[t] = size if size > big[t] else big[t]
+            r0 &= ~g0
+            r1 &= ~g1
+            r2 &= ~g2
+            r3 &= ~g3
+    for t in range(N_TYPES):
+        largest[t] = big[t]
+    groups_out[0] = groups
+    return True
+
 cdef inline int other_r(int r, int d) noexcept nogil: return r + d
 cdef inline int other_c(int c, int d) noexcept nogil: return c + 1 - d
 cdef inline int dom_a(int dom) noexcept nogil:
@@ -2109,7 +2182,7 @@ cdef class KilimCore(GameCore):
                 if c > maxc:
                     maxc = c
         types = popcount(present & TYPE_BITS)
-        if types:
+        if types and not (k.rmax <= 15 and k.cmax <= 15 and groups_tile(k, top, largest, &groups)):
             width = maxc - minc + 3                 # the box's columns and a border each side
             memset(at, 0, (top - ORG + 3) * width)
             step[0] = -width
