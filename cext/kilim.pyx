@@ -609,26 +609,13 @@ cdef inline uint64_t next_cells(uint64_t before, uint64_t x, uint64_t after) noe
     cell of column 15 shifted right lands on column 0 of the next row, which holds none."""
     return (x << 1) | (x >> 1) | (x << 16) | (x >> 16) | (before >> 48) | (after << 48)
 
-cdef inline bint groups_tile(Kil* k, int top, int* largest, int* groups_out) noexcept nogil:
+cdef inline void groups_tile(uint64_t (*b)[4], int* largest, int* groups_out) noexcept nogil:
     """kilim_score's groups (the sum of size - 1 over the groups of every type, and the
-    largest of each type) for a Kilim whose typed cells of rows ORG..top lie in rows 0-15,
-    columns 1-15, one type each (every Kilim a game reaches that fits); False, with nothing
-    written, for any other."""
-    cdef Cell* x = cells(k)
-    cdef uint64_t b[N_TYPES + 1][4]           # row N_TYPES: the cells without a type
+    largest of each type) from b[t], the cells of type t on a tile (columns 1-15: a shift by
+    a column carries no cell into the next row's)."""
     cdef uint64_t r0, r1, r2, r3, g0, g1, g2, g3, h0, h1, h2, h3
-    cdef unsigned tb, bad = 0
-    cdef int i, r, c, t, size, groups = 0, most
+    cdef int t, size, groups = 0
     cdef int big[N_TYPES]
-    memset(b, 0, sizeof(b))
-    for i in range(n_used(k)[0]):
-        r = cell_r(&x[i])
-        c = cell_c(&x[i])
-        tb = x[i].m & TYPE_BITS & -<unsigned>((r >= ORG) & (r <= top))
-        bad |= (tb & (tb - 1)) | <unsigned>((tb != 0) & ((r > 15) | (c < 1) | (c > 15)))
-        b[lowest_bit(tb | (1u << N_TYPES))][(r >> 2) & 3] |= (<uint64_t>1) << (((r & 3) << 4) + (c & 15))
-    if bad:
-        return False
     for t in range(N_TYPES):
         r0 = b[t][0]
         r1 = b[t][1]
@@ -670,7 +657,6 @@ cdef inline bint groups_tile(Kil* k, int top, int* largest, int* groups_out) noe
     for t in range(N_TYPES):
         largest[t] = big[t]
     groups_out[0] = groups
-    return True
 
 cdef inline int other_r(int r, int d) noexcept nogil: return r + d
 cdef inline int other_c(int c, int d) noexcept nogil: return c + 1 - d
@@ -2146,9 +2132,12 @@ cdef class KilimCore(GameCore):
     cdef int kilim_score(self, int p, int* largest, int* parts) noexcept:
         """Points of p's Kilim without the largest-group bonus; largest[t] gets the size of
         p's largest group of type t. parts (if not NULL): rectangle, types, groups, torn.
-        The groups are found on a map of the bounding box (with a border of empty cells)
-        holding each cell's pattern types: a search from each cell to its neighbours of a
-        type takes that type off the cells it reaches, until the map is empty."""
+        The groups of a Kilim whose typed cells lie in rows 0-15, columns 1-15 (every one a
+        game reaches that fits) are found on tiles, each type's cells set in the pass that
+        counts them (groups_tile); any other's on a map of the bounding box (with a border of
+        empty cells) holding each cell's pattern types: a search from each cell to its
+        neighbours of a type takes that type off the cells it reaches, until the map is
+        empty."""
         cdef Kil* k = &self.s.k[p]
         cdef Cell* x = cells(k)
         cdef int n = n_used(k)[0]
@@ -2157,8 +2146,9 @@ cdef class KilimCore(GameCore):
         cdef int step[4]
         cdef int t, i, j, r, c, size, top, minc = 255, maxc = -1, width, at_j, dirn
         cdef int groups = 0, torn = 0, rect = 0, tpts = 0, types, sp
-        cdef unsigned present = 0
+        cdef unsigned present = 0, m, multi = 0
         cdef unsigned char tb
+        cdef uint64_t b[N_TYPES][4]                # each type's cells on a tile (groups_tile)
         for t in range(N_TYPES):
             largest[t] = 0
         if k.rmax < 0:
@@ -2168,6 +2158,8 @@ cdef class KilimCore(GameCore):
         top = k.rmax if k.rmax < H else H - 1      # a Kilim never reaches H: stay in the grid
         if k.n_cells == (top - ORG + 1) * (k.cmax - ORG + 1):
             rect = PT_RECT
+        for t in range(N_TYPES):
+            b[t][0] = b[t][1] = b[t][2] = b[t][3] = 0
         for i in range(n):                          # the cells counted: those in rows ORG..top
             r = cell_r(&x[i])
             if r < ORG or r > top:
@@ -2181,8 +2173,13 @@ cdef class KilimCore(GameCore):
                     minc = c
                 if c > maxc:
                     maxc = c
+                m = x[i].m & TYPE_BITS              # its type's tile (groups_tile), if it has one
+                multi |= m & (m - 1)
+                b[lowest_bit(m)][(r >> 2) & 3] |= (<uint64_t>1) << (((r & 3) << 4) + (c & 15))
         types = popcount(present & TYPE_BITS)
-        if types and not (k.rmax <= 15 and k.cmax <= 15 and groups_tile(k, top, largest, &groups)):
+        if types and top <= 15 and minc >= 1 and maxc <= 15 and not multi:
+            groups_tile(b, largest, &groups)        # every Kilim a game reaches that fits a tile
+        elif types:
             width = maxc - minc + 3                 # the box's columns and a border each side
             memset(at, 0, (top - ORG + 3) * width)
             step[0] = -width
