@@ -28,7 +28,7 @@ cdef enum:
 #   set-up            the core class <Game>Core: its class attributes (name, title, player
 #                     counts, options), __cinit__ (binds the state: bind_state) and the
 #                     deal (set_up, run by the base's __init__)
-#   move generation   gen_moves (ascending), random_move, playout_move
+#   move generation   gen_moves (ascending), random_move, playout_move (and optionally playout)
 #   playing a move    do_move and the rule steps it runs, then end_turn
 #   scoring           score(p), rank_key(p) and, if scoring shares work between players, tally()
 #   information       knowledge, information events, resample (determinization)
@@ -126,4 +126,8 @@ cdef class GameCore:
     cdef int playout_move(self, Rng* rng) noexcept
         # the move the search's playouts take (default: random_move); a game may bias it
         # towards sensible play, as long as it stays cheap and uses only this state and rng
+    cdef int playout(self, Rng* rng, bint policy, int limit) noexcept
+        # play on until the game ends or `limit` moves are played, each playout_move (policy)
+        # or random_move; returns the moves played. The base's loop makes three calls through
+        # the vtable a move; a game may run the same loop with its own methods called directly
     cdef long long _perft(self, int depth)

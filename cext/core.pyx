@@ -201,6 +201,18 @@ cdef class GameCore:
     cdef int playout_move(self, Rng* rng) noexcept:
         return self.random_move(rng)
 
+    cdef int playout(self, Rng* rng, bint policy, int limit) noexcept:
+        cdef int played = 0
+        if policy:                  # one loop per kind: the kind is not tested at every move
+            while played < limit and self.current() >= 0:
+                self.do_move(self.playout_move(rng))
+                played += 1
+        else:
+            while played < limit and self.current() >= 0:
+                self.do_move(self.random_move(rng))
+                played += 1
+        return played
+
     def playout_choices(self, seed, int count=1) -> list:
         """The moves the search's playouts would take here in `count` draws from one Rng
         seeded by `seed` (a test and inspection aid; [] when the game is over)."""

@@ -22,6 +22,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
+from libc.limits cimport INT_MAX
 from libc.math cimport log, sqrt, fabs, tanh
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cext.core cimport GameCore, StateHead, MAX_MOVES, MAX_PLAYERS, TRACK_OFF, TRACK_KEYS, TRACK_ALL
@@ -891,18 +892,9 @@ cdef class Tree:
 
     @cython.final
     cdef int playout(self, GameCore st, Rng* rng, bint policy) noexcept:
-        """Play `st` out (at most MAX_PLAYOUT_MOVES moves); the moves played. One loop per
-        kind of playout: the kind is not tested again at every move."""
-        cdef int played = 0
-        if policy:
-            while played < MAX_PLAYOUT_MOVES and st.current() >= 0:
-                st.do_move(st.playout_move(rng))
-                played += 1
-        else:
-            while played < MAX_PLAYOUT_MOVES and st.current() >= 0:
-                st.do_move(st.random_move(rng))
-                played += 1
-        return played
+        """Play `st` out (at most MAX_PLAYOUT_MOVES moves); the moves played (the game's loop:
+        GameCore.playout)."""
+        return st.playout(rng, policy, MAX_PLAYOUT_MOVES)
 
     @cython.final
     cdef Edge* path_stat(self, int d) noexcept:
@@ -1138,7 +1130,5 @@ def random_playouts(GameCore root, long long games, seed, bint resample=False, i
             st.set_tracking(TRACK_ALL)
             st.resample(observer, &rng)
         st.set_tracking(TRACK_OFF)
-        while st.current() >= 0:
-            st.do_move(st.random_move(&rng))
-            moves += 1
+        moves += st.playout(&rng, False, INT_MAX)
     return games, moves, now_seconds() - t0

@@ -1430,6 +1430,20 @@ cdef class KilimCore(GameCore):
             return self.policy_scrap_target(rng)
         return self.random_move(rng)
 
+    @cython.final
+    cdef int playout(self, Rng* rng, bint policy, int limit) noexcept:
+        """GameCore.playout with this game's methods called directly, not through the vtable."""
+        cdef int played = 0
+        if policy:
+            while played < limit and self.current() >= 0:
+                self.do_move(self.playout_move(rng))
+                played += 1
+        else:
+            while played < limit and self.current() >= 0:
+                self.do_move(self.random_move(rng))
+                played += 1
+        return played
+
     def playout_choices(self, seed, int count=1) -> list:
         """The moves the search's playouts would take here in `count` draws from one Rng
         seeded by `seed` (a test and inspection aid; [] when the game is over)."""
