@@ -1434,13 +1434,18 @@ cdef class KilimCore(GameCore):
     cdef int playout(self, Rng* rng, bint policy, int limit) noexcept:
         """GameCore.playout with this game's methods called directly, not through the vtable."""
         cdef int played = 0
+        cdef uint32_t h
         if policy:
             while played < limit and self.current() >= 0:
                 self.do_move(self.playout_move(rng))
                 played += 1
         else:
             while played < limit and self.current() >= 0:
-                self.do_move(self.random_move(rng))
+                h = self.s.hand[self.s.actor]
+                if self.s.phase == PH_CARD and h:   # most moves: random_move's card, played
+                    self.play_card(self.s.actor, draw_bit(rng, h))
+                else:
+                    self.do_move(self.random_move(rng))
                 played += 1
         return played
 
@@ -1563,14 +1568,7 @@ cdef class KilimCore(GameCore):
         cdef int p = s.actor
         cdef int q
         if kind == MV_CARD:
-            s.choice[p] = x
-            if s.tracking:
-                ih_private(&s.ih, 1u << p, (<uint64_t>EV_CHOICE << 56) | <uint64_t>x)
-            if p + 1 < s.n:
-                s.actor = p + 1
-                return
-            self.reveal_cards()
-            self.advance()
+            self.play_card(p, x)
             return
         if s.tracking:
             if kind == MV_BID or kind == MV_SCRAPPICK:
@@ -1648,6 +1646,19 @@ cdef class KilimCore(GameCore):
             s.actor = -1
 
     # ------------------------------------------------------------ 1. the market
+    @cython.final
+    cdef inline void play_card(self, int p, int x) noexcept:
+        """p chooses card x (do_move's MV_CARD); after the last seat the cards are shown."""
+        cdef KilimState* s = &self.s
+        s.choice[p] = x
+        if s.tracking:
+            ih_private(&s.ih, 1u << p, (<uint64_t>EV_CHOICE << 56) | <uint64_t>x)
+        if p + 1 < s.n:
+            s.actor = p + 1
+            return
+        self.reveal_cards()
+        self.advance()
+
     @cython.final
     cdef void reveal_cards(self) noexcept:
         """Everyone shows the card played; it goes to the face-up pile of used cards."""
