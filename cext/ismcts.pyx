@@ -376,12 +376,14 @@ cdef class Tree:
 
     Tree(root, player, seed, c=0.7, mode="so", max_nodes=200000, track_scores=True,
     resample=True, score_weight=0.0, policy_playouts=True, prior_weight=0.0,
-    policy_prior=False): `player` must be to move at `root`; `c` the UCB constant; `mode`
+    policy_prior=False, opponent_policy=False): `player` must be to move at `root`; `c` the UCB constant; `mode`
     the keying (so, mo, full); `max_nodes` the node cap; `track_scores` keeps the root's
     score and win sums; `resample` determinizes every iteration; `score_weight` the share of
     the squashed score margin in the reward; `policy_playouts` plays out with the game's
     policy (else uniformly at random); `prior_weight` > 0 turns on progressive bias, from
-    set_root_prior at the root and, with `policy_prior`, from the playout policy elsewhere.
+    set_root_prior at the root and, with `policy_prior`, from the playout policy elsewhere;
+    `opponent_policy` makes the other players move by the playout policy inside the tree as
+    well (an opponent model: only the searcher's decisions become nodes).
     search.ismcts.new_tree makes one from a SearchConfig.
     """
     cdef GameCore root
@@ -428,6 +430,7 @@ cdef class Tree:
     cdef readonly bint policy_playouts        # playouts follow the game's policy, else random
     cdef readonly double prior_weight         # progressive bias: w x prior / (visits + 1)
     cdef readonly bint policy_prior           # the prior of every node: the playout policy
+    cdef readonly bint opponent_policy        # the others play the playout policy in the tree too
     cdef bint has_root_prior                  # the root's prior given (set_root_prior)
     cdef double root_prior[MAX_MOVES]         # by root move index
     cdef double move_prior[MAX_MOVES]         # select_biased: each legal move's prior
@@ -442,7 +445,7 @@ cdef class Tree:
     def __init__(self, GameCore root not None, int player, seed, double c=0.7, str mode not None="so",
                  int max_nodes=200000, bint track_scores=True, bint resample=True,
                  double score_weight=0.0, bint policy_playouts=True, double prior_weight=0.0,
-                 bint policy_prior=False):
+                 bint policy_prior=False, bint opponent_policy=False):
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")
         if root.current() != player:
@@ -468,6 +471,7 @@ cdef class Tree:
             raise ValueError(f"prior_weight must be >= 0, not {prior_weight}")
         self.prior_weight = prior_weight
         self.policy_prior = policy_prior
+        self.opponent_policy = opponent_policy
         self.margin_abs_sum = 0.0
         self.c = c
         rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
@@ -838,6 +842,11 @@ cdef class Tree:
                 n = self.n_root_moves
                 key = self.root_key if self.root_key_fixed else st.node_key(p, self.player, self.mode)
             else:
+                if self.opponent_policy and p != self.player:
+                    # an opponent model: the others decide as the playout policy does, so
+                    # only the searcher's decisions are nodes
+                    st.do_move(st.playout_move(&self.rng))
+                    continue
                 moves = self.buf
                 n = st.gen_moves(moves)
                 if n == 1:                    # forced below the root: no decision, no node

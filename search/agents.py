@@ -534,6 +534,9 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
                             "score margin)"),
     "playout": _Option(str, lambda v: v in ("policy", "random"),
                        "policy or random (the game's playout policy, or uniformly random)"),
+    "opponents": _Option(str, lambda v: v in ("search", "policy"),
+                         "search or policy (the others in the tree search too, or play the "
+                         "game's playout policy)"),
     "reuse": _Option(_yes_no, lambda v: isinstance(v, bool),
                      "yes or no (keep the search tree from one decision to the next)"),
     "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 1024,

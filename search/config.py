@@ -34,6 +34,7 @@ DEFAULT_SECONDS = 1.0
 DEFAULT_SCORE_WEIGHT = 0.5
 MODES = ("so", "mo", "full")
 PLAYOUTS = ("policy", "random")
+OPPONENTS = ("search", "policy")
 MOST_NODES = 50_000_000
 
 
@@ -82,7 +83,16 @@ class SearchConfig:
     generator; a game without one plays uniformly at random); ``"random"``: uniformly random
     legal moves, for measuring what a policy gains."""
 
+    opponents: str = "search"
+    """How the other players decide inside the tree. ``"search"``: each picks its moves by
+    the same UCB rule from its own statistics, as if it searched too; ``"policy"``: each plays
+    the game's playout policy (an opponent model), so only the searcher's decisions become
+    nodes and its budget goes to its own choices against opponents that play by the policy's
+    habits."""
+
     def __post_init__(self) -> None:
+        if self.opponents not in OPPONENTS:
+            raise ValueError(f"unknown opponents {self.opponents!r}: use 'search' or 'policy'")
         if self.playout not in PLAYOUTS:
             raise ValueError(f"unknown playout {self.playout!r}: use 'policy' or 'random'")
         if not _is_number(self.c) or not self.c >= 0.0:

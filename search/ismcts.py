@@ -69,7 +69,8 @@ def new_tree(state: GameCore, player: int, config: SearchConfig, seed: int) -> T
     """The search tree of `player` (who must be to move) at `state`, seeded with `seed`:
     the one place a Tree is made."""
     return Tree(state, player, seed, config.c, config.mode, config.max_nodes, True,
-                config.determinize, config.score_weight, config.playout == "policy")
+                config.determinize, config.score_weight, config.playout == "policy",
+                opponent_policy=config.opponents == "policy")
 
 
 def check_search(state: GameCore, budget: Budget, player: Optional[int],

@@ -303,3 +303,21 @@ def test_a_policy_prior_searches_legal_moves(game, players):
     result = collect(state, tree, 0.0)
     assert result.move in state.legal_moves()
     assert sum(s.visits for s in result.stats) == 600
+
+
+# ---------------------------------------------------------------- an opponent model
+@pytest.mark.parametrize("game,players", [("khan", 4), ("khiva", 3), ("kilim", 2),
+                                          ("taschkent", 3)])
+def test_opponents_playing_the_policy_search_legal_moves_reproducibly(game, players):
+    state = new_game(game, players, seed=6)
+    modelled = SearchConfig(mode="so", score_weight=0.5, opponents="policy")
+    first = search(state, iterations=700, seed=8, config=modelled)
+    assert first.move in state.legal_moves()
+    assert sum(s.visits for s in first.stats) == 700
+    assert table(first) == table(search(state, iterations=700, seed=8, config=modelled))
+    assert table(first) != table(search(state, iterations=700, seed=8, config=CONFIG))
+
+
+def test_opponents_are_search_or_policy():
+    with pytest.raises(ValueError, match="opponents"):
+        SearchConfig(opponents="heuristic")
