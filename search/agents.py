@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence
 
 from cext.core import GameCore
-from search.config import (DEFAULT_SECONDS, Budget, SearchConfig, game_config,
-                           reproducible_budget)
+from search.config import (DEFAULT_SECONDS, OPPONENTS, PLAYOUTS, Budget, SearchConfig,
+                           game_config, reproducible_budget)
 from search.ismcts import search
 from search.parallel import SearchSession, search_with_workers
 
@@ -532,9 +532,9 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
     "score_weight": _Option(float, lambda v: 0 <= v <= 1,
                             "a number between 0 and 1 (the share of the reward that is the "
                             "score margin)"),
-    "playout": _Option(str, lambda v: v in ("policy", "random"),
+    "playout": _Option(str, lambda v: v in PLAYOUTS,
                        "policy or random (the game's playout policy, or uniformly random)"),
-    "opponents": _Option(str, lambda v: v in ("search", "policy"),
+    "opponents": _Option(str, lambda v: v in OPPONENTS,
                          "search or policy (the others in the tree search too, or play the "
                          "game's playout policy)"),
     "reuse": _Option(_yes_no, lambda v: isinstance(v, bool),
