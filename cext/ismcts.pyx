@@ -683,7 +683,7 @@ cdef class Tree:
         cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
         cdef uint16_t* idx
         cdef int* at = self.edge_at
-        cdef int i, j = 0, k, bits, chosen, chosen_i = 0, chosen_edge
+        cdef int i, j = 0, k, bits
         cdef double c = self.c
         cdef Tally t
         t.untried = 0
@@ -713,10 +713,16 @@ cdef class Tree:
                 k = merge_find(E, ne, &j, moves[i])
                 at[i] = k
                 tally_move(&t, E, k, i, c, &self.rng)
-        chosen_i = t.pick if t.untried else t.best_i
-        chosen = moves[chosen_i]
-        chosen_edge = at[chosen_i]
-        if chosen_edge < 0:                   # untried and no statistic yet: add one
+        return self.take_choice(ni, moves, t.pick if t.untried else t.best_i)
+
+    @cython.final
+    cdef inline int take_choice(self, int ni, int* moves, int chosen_i) noexcept:
+        """Selection's last step: the move at `chosen_i` in `moves`, its edge added if it has
+        no statistic yet (untried), left in self.sel_edge (-1 if memory ran out) and
+        self.sel_index."""
+        cdef int chosen = moves[chosen_i]
+        cdef int chosen_edge = self.edge_at[chosen_i]
+        if chosen_edge < 0:
             chosen_edge = self.insert_edge(ni, chosen)
             if chosen_edge >= 0:
                 self.edges[self.nodes[ni].first + chosen_edge].avail = 1
@@ -750,7 +756,7 @@ cdef class Tree:
         cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
         cdef int* at = self.edge_at
         cdef double* pri = self.move_prior
-        cdef int i, j = 0, k, hint = -1, untried = 0, ties = 0, chosen, chosen_i = 0, chosen_edge
+        cdef int i, j = 0, k, hint = -1, untried = 0, ties = 0, chosen_i = 0
         cdef double best = -1e300, v, top = -1.0
         cdef bint indexed = ne > 0 and index_ready(E, CLASS_OF[ne])
         if at_root and self.has_root_prior:
@@ -789,15 +795,7 @@ cdef class Tree:
                 if v > best:
                     best = v
                     chosen_i = i
-        chosen = moves[chosen_i]
-        chosen_edge = at[chosen_i]
-        if chosen_edge < 0:
-            chosen_edge = self.insert_edge(ni, chosen)
-            if chosen_edge >= 0:
-                self.edges[self.nodes[ni].first + chosen_edge].avail = 1
-        self.sel_edge = chosen_edge
-        self.sel_index = chosen_i
-        return chosen
+        return self.take_choice(ni, moves, chosen_i)
 
     def set_root_prior(self, priors) -> None:
         """The root's prior for progressive bias: {move: weight} (normalised here; a root

@@ -1523,16 +1523,6 @@ cdef class KilimCore(GameCore):
                 played += 1
         return played
 
-    def playout_choices(self, seed, int count=1) -> list:
-        """The moves the search's playouts would take here in `count` draws from one Rng
-        seeded by `seed` (a test and inspection aid; [] when the game is over)."""
-        cdef Rng r
-        cdef int i
-        if self.s.phase == PH_OVER:
-            return []
-        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
-        return [self.playout_move(&r) for i in range(count)]
-
     @cython.final
     cdef unsigned codes_shown(self, int p) noexcept:
         """The cell codes p's Kilim shows (bit c: code c)."""
