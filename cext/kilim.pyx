@@ -1127,10 +1127,12 @@ cdef class KilimCore(GameCore):
         return -1
 
     @cython.final
-    cdef int woven_scraps(self, int p) noexcept:
+    cdef int scraps_at(self, int loc) noexcept:
+        """How many scraps are at `loc` (LOC_WOVEN + p: in p's Kilim; LOC_HELD + p: in p's
+        hand)."""
         cdef int t, n = 0
         for t in range(N_SCRAPS):
-            if self.s.scrap_loc[t] == LOC_WOVEN + p:
+            if self.s.scrap_loc[t] == loc:
                 n += 1
         return n
 
@@ -1149,7 +1151,7 @@ cdef class KilimCore(GameCore):
         if k.rmax < 0 or k.rmax >= H or k.cmax > MAX_COL or is_bad(k)[0]:
             return 0
         if buf == NULL:
-            return (k.rmax - ORG + 1) * (k.cmax - ORG + 1) - self.woven_scraps(p)
+            return (k.rmax - ORG + 1) * (k.cmax - ORG + 1) - self.scraps_at(LOC_WOVEN + p)
         fill_rows(k, CODE_BITS, o, k.rmax + 1)
         box = (bit(k.cmax + 1) - 1) & ~(bit(ORG) - 1)
         for r in range(ORG, k.rmax + 1):
@@ -1199,14 +1201,6 @@ cdef class KilimCore(GameCore):
 
     # ------------------------------------------------------------ the optional window
     @cython.final
-    cdef int held_scraps(self, int p) noexcept:
-        cdef int t, n = 0
-        for t in range(N_SCRAPS):
-            if self.s.scrap_loc[t] == LOC_HELD + p:
-                n += 1
-        return n
-
-    @cython.final
     cdef int window_seats(self) noexcept:
         """The seats that hold something optional (a perfect carpet, a scrap, an unused token):
         the only ones has_options may find an action for. Each holding sets the bit of its
@@ -1227,7 +1221,7 @@ cdef class KilimCore(GameCore):
         cdef int t
         if s.perfect_held[p] > 0:
             return True
-        if self.held_scraps(p) > 0 and self.gen_scrap_targets(p, NULL) > 0:
+        if self.scraps_at(LOC_HELD + p) > 0 and self.gen_scrap_targets(p, NULL) > 0:
             return True
         for t in range(N_TOKENS):
             if s.token_holder[t] == p and not s.token_used[t]:
@@ -1260,16 +1254,16 @@ cdef class KilimCore(GameCore):
             return True
         if s.perfect_held[p] > 0:
             return True
-        if self.held_scraps(p) > 0 and self.gen_scrap_targets(p, NULL) > 0:
+        if self.scraps_at(LOC_HELD + p) > 0 and self.gen_scrap_targets(p, NULL) > 0:
             return True
         if not (rot or rem or mov):
             return False
-        if (rem or mov) and k.n_dom > self.woven_scraps(p):
+        if (rem or mov) and k.n_dom > self.scraps_at(LOC_WOVEN + p):
             return True                     # a scrap holds one domino at most: one is free
         na = self.free_dominoes(p, anchors)
         if na > 0 and (rem or mov):
             return True
-        if rem and self.woven_scraps(p) > 0:
+        if rem and self.scraps_at(LOC_WOVEN + p) > 0:
             return True
         if rot and na > 0:
             map_kilim(k, &box)
@@ -2429,7 +2423,7 @@ cdef class KilimCore(GameCore):
                 nu += 1
         for q in range(s.n):                    # slots in a fixed order: players, then the board
             if q != o:
-                for i in range(self.held_scraps(q)):
+                for i in range(self.scraps_at(LOC_HELD + q)):
                     slots[ns] = q
                     ns += 1
         for i in range(popcount(self.board_scraps())):
