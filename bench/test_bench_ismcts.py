@@ -6,7 +6,7 @@ times `Tree.run(ITERATIONS)` in CPU time (bench_support.CPU_TIMER): the C loop a
 determinization, descent, expansion, playout and backup. Playouts are uniformly random where
 the build can be told so (SearchConfig.playout), so that ISMCTS iterations/s over random
 playouts/s is the cost of the search around a playout; a build without the switch plays the
-game's policy (only Khan has one), noted in extra_info (`ISMCTS so playouts`; `own playout
+game's policy (every game has one now; early builds had only Khan's), noted in extra_info (`ISMCTS so playouts`; `own playout
 policy` says whether the game has one, where the build can tell) and marked when two runs
 are compared. test_ismcts_policy measures the search as it plays, with
 the game's policy, alike in every build.
@@ -88,8 +88,8 @@ def test_ismcts(benchmark, record, rounds, game_players, mode):
 
 @pytest.mark.benchmark(group="ISMCTS iterations, policy playouts", timer=CPU_TIMER)
 def test_ismcts_policy(benchmark, record, rounds, game_default):
-    """ISMCTS as it plays: the game's own playout policy (Khan's; the others have none and
-    play at random), mode so, each game at its default player count. Every build measures
+    """ISMCTS as it plays: the game's own playout policy (a build from before a game had one
+    plays at random there), mode so, each game at its default player count. Every build measures
     the same thing here, whether or not it can switch the policy off."""
     from search.ismcts import new_tree
     game, players = game_default

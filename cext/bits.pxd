@@ -62,6 +62,41 @@ cdef inline int select_bit(uint64_t x, uint64_t sums, int j) noexcept nogil:
     cdef int skipped = <int>(((sums << 8) >> shift) & 255)
     return shift + caravan_select8[((x >> shift) & 255) * 8 + j - skipped]
 
+# Counting the bytes of a small array that hold a value, eight at a time: the array's first n
+# bytes as one word (memory order, whatever the byte order), and a mask with the high bit of
+# each of those bytes (caravan_first_bytes[n], n = 0..8).
+cdef extern from *:
+    """
+    #include <string.h>
+    static unsigned long long caravan_first_bytes[9];
+    static void __attribute__((constructor)) caravan_fill_first_bytes(void) {
+        for (int n = 0; n <= 8; n++) {
+            unsigned char b[8] = {0};
+            for (int i = 0; i < n; i++) b[i] = 0x80;
+            memcpy(&caravan_first_bytes[n], b, 8);
+        }
+    }
+    static inline unsigned long long caravan_load8(const void* p) {
+        unsigned long long x;
+        memcpy(&x, p, 8);
+        return x;
+    }
+    """
+    const unsigned long long* caravan_first_bytes
+    unsigned long long caravan_load8(const void* p) nogil
+
+cdef inline uint64_t first_bytes(const void* p, int n) noexcept nogil:
+    """The first n bytes (0..8) at p as one word, the others 0."""
+    return caravan_load8(p) & ((caravan_first_bytes[n] >> 7) * <uint64_t>0xFF)
+
+cdef inline int count_byte(uint64_t x, uint64_t live, int v) noexcept nogil:
+    """How many bytes of x marked in `live` (0x80 in each, caravan_first_bytes) equal v, for
+    every byte of x and v in 0..127 (first_bytes clears the rest): a byte of x ^ v plus 0x7f
+    keeps its high bit clear only at 0, and no byte carries into the next."""
+    cdef uint64_t y = x ^ (<uint64_t>v * <uint64_t>0x0101010101010101)
+    cdef uint64_t zero = ~(y + <uint64_t>0x7F7F7F7F7F7F7F7F) & live
+    return <int>(((zero >> 7) * <uint64_t>0x0101010101010101) >> 56)
+
 cdef inline int draw_bit(Rng* rng, uint64_t x) noexcept nogil:
     """A uniformly random set bit of x (x not 0): nth_bit(x, rng_below(rng, popcount(x)))."""
     cdef uint64_t sums = byte_sums(x)

@@ -19,7 +19,8 @@ from libc.string cimport memset
 from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
-from cext.bits cimport i8, popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes
+from cext.bits cimport (i8, popcount, lowest_bit, nth_bit, shuffle_bytes, sort_bytes,
+                        first_bytes, count_byte, caravan_first_bytes)
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_resample)
 
 # ================================================================ component table
@@ -54,6 +55,8 @@ cpdef enum:
 
 cdef int DECK_COUNT[7]       # copies of each type in every deck
 DECK_COUNT[:] = [1, 2, 1, 1, 1, 1, 1]
+cdef double SMALL_DOUBLE[9]  # 0.0 .. 8.0: a deck's counts as doubles by a load, not a conversion
+SMALL_DOUBLE[:] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
 cdef int RAID_VALUE[3]       # cows of a raid card by tier
 RAID_VALUE[:] = [20, 50, 100]
 cdef int CORRALS[6]          # corral tiles by player count
@@ -399,8 +402,10 @@ cdef class KhanOfKhansCore(GameCore):
         cdef int p = s.actor, d, i, t, code, best_d = -1, ties = 0, cows_left = 0
         cdef double herd, top, steal, ev, best_ev = -1e300, share
         cdef double worth[7]
+        cdef double evs[10]
         cdef int cnt[7]
-        cdef uint32_t m
+        cdef uint32_t m, decks
+        cdef uint64_t cards, live
         if <int>rng_below(rng, 100) < PLAYOUT_EPSILON:
             return self.random_move(rng)
         herd = s.herd_val[p]
@@ -425,25 +430,34 @@ cdef class KhanOfKhansCore(GameCore):
                     best_ev = ev
                     best_d = d
             return make_move(MV_TAKE, best_d)
-        # the expected worth of raiding each deck, from its unseen cards (or its known top)
-        m = s.nonempty
+        # the expected worth of raiding each deck, from its unseen cards (or its known top);
+        # every deck's first, then the choice: the worths' chains overlap, and only the
+        # comparisons wait on them
+        decks = s.nonempty
+        if s.phase == PH_REVEAL:
+            decks &= ~s.revealed
+        m = decks
         while m:
             d = lowest_bit(m)
             m &= m - 1
-            if s.phase == PH_REVEAL and (s.revealed >> d) & 1:
-                continue
+            cards = first_bytes(s.deck[d], s.ndeck[d])
+            live = caravan_first_bytes[s.ndeck[d]]
             for t in range(N_TYPES):
-                cnt[t] = 0
-            for i in range(s.ndeck[d]):
-                cnt[s.deck[d][i]] += 1
+                cnt[t] = count_byte(cards, live, t)
             cows_left += cnt[T_R20] * 20 + cnt[T_R50] * 50 + cnt[T_R100] * 100
             if (s.top_known >> d) & 1:
                 ev = worth[s.deck[d][s.ndeck[d] - 1]]
             else:                               # by counts: the order never matters
                 ev = 0.0
                 for t in range(N_TYPES):
-                    ev += cnt[t] * worth[t]
-                ev /= s.ndeck[d]
+                    ev += SMALL_DOUBLE[cnt[t]] * worth[t]
+                ev /= SMALL_DOUBLE[s.ndeck[d]]
+            evs[d] = ev
+        m = decks
+        while m:
+            d = lowest_bit(m)
+            m &= m - 1
+            ev = evs[d]
             if ev > best_ev:
                 best_ev = ev
                 best_d = d
