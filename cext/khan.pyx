@@ -55,8 +55,6 @@ cpdef enum:
 
 cdef int DECK_COUNT[7]       # copies of each type in every deck
 DECK_COUNT[:] = [1, 2, 1, 1, 1, 1, 1]
-cdef double SMALL_DOUBLE[9]  # 0.0 .. 8.0: a deck's counts as doubles by a load, not a conversion
-SMALL_DOUBLE[:] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
 cdef int RAID_VALUE[3]       # cows of a raid card by tier
 RAID_VALUE[:] = [20, 50, 100]
 cdef int CORRALS[6]          # corral tiles by player count
@@ -169,6 +167,12 @@ cdef struct KhanState:
     int n_slots
     int turn
     Rng chance
+
+cdef struct DeckCounts:              # the playout policy's view of the decks, by deck d:
+    double cows[10]                  # the cows of the raid cards left
+    double other[4][10]              # the cards left of type T_BLESS + i
+    double left[10]                  # the cards left
+    int cows_left                    # the cows of every deck
 
 cdef KhanState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
@@ -397,15 +401,71 @@ cdef class KhanOfKhansCore(GameCore):
         return steal if steal > BLESS_POINTS else BLESS_POINTS
 
     @cython.final
-    cdef int playout_move(self, Rng* rng) noexcept:
+    cdef void count_decks(self, DeckCounts* dc) noexcept:
+        """The cards left in each deck by type (eight bytes at a time), for policy_move."""
         cdef KhanState* s = &self.s
-        cdef int p = s.actor, d, i, t, code, best_d = -1, ties = 0, cows_left = 0
-        cdef double herd, top, steal, ev, best_ev = -1e300, share
+        cdef int d, t, cows
+        cdef uint64_t cards, live
+        dc.cows_left = 0
+        for d in range(N_DECKS):
+            cards = first_bytes(s.deck[d], s.ndeck[d])
+            live = caravan_first_bytes[s.ndeck[d]]
+            cows = 0
+            for t in range(T_R100 + 1):
+                cows += count_byte(cards, live, t) * RAID_VALUE[t]
+            dc.cows[d] = cows
+            dc.cows_left += cows
+            for t in range(T_BLESS, N_TYPES):
+                dc.other[t - T_BLESS][d] = count_byte(cards, live, t)
+            dc.left[d] = s.ndeck[d]
+
+    @cython.final
+    cdef void count_draw(self, DeckCounts* dc, int d) noexcept:
+        """Take deck d's top card (about to be drawn) out of the counts."""
+        cdef KhanState* s = &self.s
+        cdef int t = s.deck[d][s.ndeck[d] - 1]
+        dc.left[d] -= 1.0
+        if t <= T_R100:
+            dc.cows[d] -= RAID_VALUE[t]
+            dc.cows_left -= RAID_VALUE[t]
+        else:
+            dc.other[t - T_BLESS][d] -= 1.0
+
+    @cython.final
+    cdef int playout_move(self, Rng* rng) noexcept:
+        cdef DeckCounts dc
+        self.count_decks(&dc)
+        return self.policy_move(rng, &dc)
+
+    @cython.final
+    cdef int playout(self, Rng* rng, bint policy, int limit) noexcept:
+        """GameCore.playout, the policy's deck counts made once and then kept by each draw
+        (a raid or an Impala pick takes a deck's top card), not counted again every move."""
+        cdef KhanState* s = &self.s
+        cdef DeckCounts dc
+        cdef int played = 0, move, kind, d
+        if not policy:
+            return GameCore.playout(self, rng, policy, limit)
+        self.count_decks(&dc)
+        while played < limit and self.current() >= 0:
+            move = self.policy_move(rng, &dc)
+            kind = move_kind(move)
+            d = move_arg(move)
+            if (kind == MV_RAID or kind == MV_TAKE) and <unsigned>d < N_DECKS and s.ndeck[d] > 0:
+                self.count_draw(&dc, d)
+            self.do_move(move)
+            played += 1
+        return played
+
+    @cython.final
+    cdef int policy_move(self, Rng* rng, DeckCounts* dc) noexcept:
+        """The playouts' move (playout_move), with `dc` holding each deck's cards by type."""
+        cdef KhanState* s = &self.s
+        cdef int p = s.actor, d, i, t, code, best_d = -1, ties = 0
+        cdef double herd, top, steal, ev, best_ev = -1e300, share, w3, w4, w5, w6
         cdef double worth[7]
         cdef double evs[10]
-        cdef int cnt[7]
         cdef uint32_t m, decks
-        cdef uint64_t cards, live
         if <int>rng_below(rng, 100) < PLAYOUT_EPSILON:
             return self.random_move(rng)
         herd = s.herd_val[p]
@@ -430,29 +490,25 @@ cdef class KhanOfKhansCore(GameCore):
                     best_ev = ev
                     best_d = d
             return make_move(MV_TAKE, best_d)
-        # the expected worth of raiding each deck, from its unseen cards (or its known top);
-        # every deck's first, then the choice: the worths' chains overlap, and only the
-        # comparisons wait on them
+        # the expected worth of raiding each deck, from its unseen cards: every deck at once,
+        # two to a vector register (the same operations in the same order as one at a time,
+        # so the same values; an empty deck's is never read), then the decks whose top
+        # everyone knows, then the choice
         decks = s.nonempty
         if s.phase == PH_REVEAL:
             decks &= ~s.revealed
-        m = decks
+        w3 = worth[T_BLESS]
+        w4 = worth[T_STAMP]
+        w5 = worth[T_CHAMP]
+        w6 = worth[T_MAGIC]
+        for d in range(N_DECKS):
+            evs[d] = ((((dc.cows[d] + dc.other[0][d] * w3) + dc.other[1][d] * w4)
+                       + dc.other[2][d] * w5) + dc.other[3][d] * w6) / dc.left[d]
+        m = decks & s.top_known
         while m:
             d = lowest_bit(m)
             m &= m - 1
-            cards = first_bytes(s.deck[d], s.ndeck[d])
-            live = caravan_first_bytes[s.ndeck[d]]
-            for t in range(N_TYPES):
-                cnt[t] = count_byte(cards, live, t)
-            cows_left += cnt[T_R20] * 20 + cnt[T_R50] * 50 + cnt[T_R100] * 100
-            if (s.top_known >> d) & 1:
-                ev = worth[s.deck[d][s.ndeck[d] - 1]]
-            else:                               # by counts: the order never matters
-                ev = 0.0
-                for t in range(N_TYPES):
-                    ev += SMALL_DOUBLE[cnt[t]] * worth[t]
-                ev /= SMALL_DOUBLE[s.ndeck[d]]
-            evs[d] = ev
+            evs[d] = worth[s.deck[d][s.ndeck[d] - 1]]
         m = decks
         while m:
             d = lowest_bit(m)
@@ -487,7 +543,7 @@ cdef class KhanOfKhansCore(GameCore):
             if s.corrals_open[p] == 0 and herd >= 50 and best_ev < 25:
                 return make_move(MV_SNEAK, T_R50 if s.herd[p][T_R50] > 0 else T_R20)
         if s.corrals_open[p] > 0 and s.n_herd[p] > 0:
-            share = <double>cows_left / s.n / s.corrals_open[p]
+            share = <double>dc.cows_left / s.n / s.corrals_open[p]
             if (best_ev <= 0 or (herd >= 0.8 * share and herd >= 90)
                     or s.cards_left <= 2 * s.n):
                 return make_move(MV_CORRAL, 0)
