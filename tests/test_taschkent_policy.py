@@ -1,6 +1,7 @@
 """Taschkent's playout policy (TaschkentCore.playout_move, C): what the search's playouts play.
 
-`playout_choices(seed, k)` returns k of its draws from one Rng seeded by `seed`. The policy is
+`playout_choices(seed, k)` returns k of its draws from one Rng seeded by `seed`, and
+`policy_moves()` the moves it draws from. The policy is
 a uniformly random legal move that is not wasteful (docs/rules/taschkent.md, "Playout
 policy"): these tests check that its moves are always legal, that it is reproducible, that it
 leaves out exactly the wasteful moves and keeps every other one, and that it reads nothing
@@ -96,6 +97,26 @@ def test_every_choice_is_a_move_that_is_not_wasteful(players):
             choices = set(g.playout_choices(game * 7919 + len(legal), 40))
             assert choices <= (keep or set(legal)), [g.move_to_text(m) for m in choices - keep]
             g.apply(rng.choice(legal))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_policy_lists_exactly_the_legal_moves_that_are_not_wasteful(players):
+    """The policy generates its moves itself (it never lists the wasteful ones): in every
+    position of random games its list is the legal moves, in their order, less the wasteful
+    ones by the rules-side definition above."""
+    positions = 0
+    for game in range(20):
+        g = Taschkent(players, 900 + game)
+        rng = random.Random(game)
+        while not g.is_terminal():
+            legal = g.legal_moves()
+            assert g.policy_moves() == [m for m in legal if not wasteful(g, m)], \
+                (g.to_json()["phase"], [g.move_to_text(m) for m in g.policy_moves()])
+            positions += 1
+            g.apply(rng.choice(legal))
+    assert positions > 1000, positions
+    assert Taschkent(players, 1).policy_moves() and advance(Taschkent(players, 5), 10_000,
+                                                            seed=5).policy_moves() == []
 
 
 @pytest.mark.parametrize("players", [2, 3])
