@@ -453,6 +453,10 @@ cdef struct KilimState:
 if MOST_MOVES > MAX_MOVES:
     raise ImportError("a Kilim position can have more moves than a move buffer holds")
 
+cdef struct Shown:                   # the playout policy's memo of codes_shown, by seat
+    unsigned known                   # bit p: shown[p] is p's Kilim as it stands
+    unsigned shown[MAX_PLAYERS]
+
 cdef KilimState _layout_probe
 if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_layout_probe.log):
     raise ImportError("KilimState must begin with the fields of StateHead (cext/core.pxd)")
@@ -1487,11 +1491,18 @@ cdef class KilimCore(GameCore):
     # patterns lost strength in playouts (measured; see the docs).
     @cython.final
     cdef int playout_move(self, Rng* rng) noexcept:
+        cdef Shown seen
+        seen.known = 0
+        return self.policy_move(rng, &seen)
+
+    @cython.final
+    cdef int policy_move(self, Rng* rng, Shown* seen) noexcept:
+        """playout_move, the codes each Kilim shows kept in `seen` from one card to the next."""
         cdef int ph = self.s.phase
         if <int>rng_below(rng, 100) < PLAYOUT_EPSILON:
             return self.random_move(rng)
         if ph == PH_CARD:
-            return self.policy_card(rng)
+            return self.policy_card(rng, seen)
         if ph == PH_WINDOW:
             return self.policy_window(rng)
         if ph == PH_SCRAPAT:
@@ -1501,11 +1512,16 @@ cdef class KilimCore(GameCore):
     @cython.final
     cdef int playout(self, Rng* rng, bint policy, int limit) noexcept:
         """GameCore.playout with this game's methods called directly, not through the vtable."""
-        cdef int played = 0
+        cdef int played = 0, move
         cdef uint32_t h
+        cdef Shown seen
+        seen.known = 0
         if policy:
             while played < limit and self.current() >= 0:
-                self.do_move(self.playout_move(rng))
+                move = self.policy_move(rng, &seen)
+                if move_kind(move) != MV_CARD:      # only the mover's own moves change its
+                    seen.known &= ~(1u << self.s.actor)     # Kilim, and a card never does
+                self.do_move(move)
                 played += 1
         else:
             while played < limit and self.current() >= 0:
@@ -1541,7 +1557,7 @@ cdef class KilimCore(GameCore):
         return <int>((shown >> a) & 1) + <int>((shown >> b) & 1)
 
     @cython.final
-    cdef int policy_card(self, Rng* rng) noexcept:
+    cdef int policy_card(self, Rng* rng, Shown* seen) noexcept:
         """Bid by value: the dominoes the auction gives (the one on the table and any carried)
         worth 2 or more to the seat: its highest Gold card; worth less than 0 (torn): its
         lowest; otherwise any card of its hand, as a random playout."""
@@ -1551,7 +1567,10 @@ cdef class KilimCore(GameCore):
         cdef unsigned shown
         if gold == 0 or s.on_table < 0:
             return self.random_move(rng)
-        shown = self.codes_shown(p)
+        if not (seen.known >> p) & 1:
+            seen.shown[p] = self.codes_shown(p)
+            seen.known |= 1u << p
+        shown = seen.shown[p]
         worth = self.domino_worth(s.on_table, shown)
         for i in range(s.n_pending):
             worth += self.domino_worth(s.pending[i], shown)
