@@ -583,18 +583,11 @@ cdef class TaschkentCore(GameCore):
         with `policy`, only those the playout policy takes (Shortage on a camel)."""
         cdef TaschkentState* s = &self.s
         cdef int a, h, g, c, r
-        if policy:
-            if s.hand[p][AC_SHORTAGE]:
-                for c in range(N_CAMELS):
-                    if s.camel[c] > 0:
-                        buf[n] = make_move(MV_SHORT_A, c)
-                        n += 1
-            return n
-        if s.hand[p][AC_REMOVAL]:
+        if s.hand[p][AC_REMOVAL] and not policy:
             for a in range(N_REGIONS):
                 if s.posts[p][a] > 0:
                     n = self.gen_relocations(MV_REMOVAL, a, a, buf, n)
-        if s.hand[p][AC_CARAVAN]:
+        if s.hand[p][AC_CARAVAN] and not policy:
             for h in range(HUT_NEUTRAL0, N_HUTS):
                 r = s.hut_loc[h]
                 if r < 0 or r >= N_REGIONS:           # off the map (never negative when loaded)
@@ -607,14 +600,15 @@ cdef class TaschkentCore(GameCore):
                 if s.camel[c] > 0:
                     buf[n] = make_move(MV_SHORT_A, c)
                     n += 1
-            for h in range(N_HUTS):
-                for g in range(N_GOODS):
-                    if (s.hut_has[g] >> h) & 1:
-                        for c in range(N_CAMELS):
-                            if s.camel[c] > 0:
-                                buf[n] = make_move(MV_SHORT_B, shortage_arg(h, g, c))
-                                n += 1
-        if s.hand[p][AC_35]:
+            if not policy:
+                for h in range(N_HUTS):
+                    for g in range(N_GOODS):
+                        if (s.hut_has[g] >> h) & 1:
+                            for c in range(N_CAMELS):
+                                if s.camel[c] > 0:
+                                    buf[n] = make_move(MV_SHORT_B, shortage_arg(h, g, c))
+                                    n += 1
+        if s.hand[p][AC_35] and not policy:
             buf[n] = make_move(MV_35, 0)
             n += 1
         return n
