@@ -8,6 +8,10 @@ cdef enum:
     MAX_PLAYERS = 5
     MAX_MOVES = 4096     # size of a move buffer: no position of any game has more legal moves
     LOG_SIZE = 32        # narration entries kept; no single move writes more (conformance check)
+    # A safety net, not a rule: no game lasts a thousand moves, so a playout this long means a
+    # position the rules cannot finish; it is scored where it stands instead of spinning forever
+    # (with the GIL held, nothing else could stop it).
+    MAX_PLAYOUT_MOVES = 100000
 
 cdef enum:
     # How much of the information a state keeps as moves are played (StateHead.tracking).

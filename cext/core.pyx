@@ -223,6 +223,23 @@ cdef class GameCore:
         rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
         return [self.playout_move(&r) for i in range(count)]
 
+    def played_out(self, seed, bint policy=True, bint own_loop=True) -> "GameCore":
+        """A copy of this position played to the end as a search's playout plays it (nothing
+        tracked; each move playout_move with `policy`, else random_move), from one Rng seeded
+        by `seed`: by the game's own playout loop (`own_loop`, what the search calls) or by
+        the base's loop, one move at a time through the vtable. A game's own loop must play
+        the very same game (a test aid: compare the copies; their information is not kept,
+        so do not play on from them)."""
+        cdef GameCore g = self.clone()
+        cdef Rng r
+        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        g.set_tracking(TRACK_OFF)
+        if own_loop:
+            g.playout(&r, policy, MAX_PLAYOUT_MOVES)
+        else:
+            GameCore.playout(g, &r, policy, MAX_PLAYOUT_MOVES)
+        return g
+
     @cython.final
     cdef size_t raw_size(self) noexcept:
         return self.state_size

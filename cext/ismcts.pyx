@@ -25,7 +25,8 @@ from libc.string cimport memcpy, memset
 from libc.limits cimport INT_MAX
 from libc.math cimport log, sqrt, fabs, tanh
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
-from cext.core cimport GameCore, StateHead, MAX_MOVES, MAX_PLAYERS, TRACK_OFF, TRACK_KEYS, TRACK_ALL
+from cext.core cimport (GameCore, StateHead, MAX_MOVES, MAX_PLAYERS, MAX_PLAYOUT_MOVES,
+                        TRACK_OFF, TRACK_KEYS, TRACK_ALL)
 from cext.rng cimport Rng, rng_seed, rng_below, mix64
 from cext.infohash cimport KEY_SO, KEY_MO, KEY_FULL
 
@@ -35,10 +36,6 @@ cdef enum:
     # full: a small table stays in the cache (a table sized for max_nodes from the start,
     # 8 MB for a million nodes, made each lookup a cache miss: 6% of a search's time).
     TABLE_START = 1 << 12
-    # A safety net, not a rule: no game lasts a thousand moves, so a playout this long means a
-    # position the rules cannot finish; it is scored where it stands instead of spinning forever
-    # (with the GIL held, nothing else could stop it).
-    MAX_PLAYOUT_MOVES = 100000
 
 cdef struct Edge:                 # one move statistic: 16 bytes
     int32_t move

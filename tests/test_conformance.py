@@ -14,6 +14,7 @@ that a state loaded from a view searches like the true one is in each game's vie
 from __future__ import annotations
 
 import functools
+import json
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet
@@ -184,6 +185,29 @@ PEEK_CASES = {
     "taschkent": [(3, 20, None), (3, 45, None), (2, 30, None), (4, 40, None), (4, 70, None)],
 }
 PEEKS = [(game, *case) for game, cases in PEEK_CASES.items() for case in cases]
+
+
+@pytest.mark.parametrize("game,players", COUNTS, ids=[f"{g}-{n}p" for g, n in COUNTS])
+def test_a_games_own_playout_loop_plays_the_same_game_as_the_bases(game, players):
+    """GameCore.playout: a game may run the search's playout loop its own way (Kilim calls
+    its methods directly and keeps what each Kilim shows, Khan keeps its policy's deck counts
+    from move to move), but from the same seed it must play exactly the game that the base's
+    loop plays one playout_move (or random_move) at a time: the same final state, with the
+    policy and at random, from the opening and from positions along a random game."""
+    positions = [advance(GAMES[game].cls(players, 60 + plies), plies, seed=plies)
+                 for plies in (0, 9, 30, 70)]
+    positions = [g for g in positions if not g.is_terminal()]
+    assert len(positions) >= 3
+    for g in positions:
+        for policy in (True, False):
+            ends = []
+            for seed in range(4):
+                own = g.played_out(seed, policy)
+                assert own.is_terminal()
+                assert own.to_json() == g.played_out(seed, policy, own_loop=False).to_json(), \
+                    (g.to_json(), seed, policy)
+                ends.append(json.dumps(own.to_json(), sort_keys=True))
+            assert len(set(ends)) > 1, "every seed played the same game: nothing was compared"
 
 
 @pytest.mark.parametrize("mode,opponents", [("so", "search"), ("mo", "search"),
