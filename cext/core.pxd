@@ -13,6 +13,9 @@ cdef enum:
     # (with the GIL held, nothing else could stop it).
     MAX_PLAYOUT_MOVES = 100000
 
+cdef void seed_from_python(Rng* rng, seed) except *
+    # seed `rng` from a Python int (its low 64 bits): every caller-set seed enters C this way
+
 cdef enum:
     # How much of the information a state keeps as moves are played (StateHead.tracking).
     TRACK_OFF = 0        # nothing: random playouts, which read only the outcome

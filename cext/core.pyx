@@ -69,6 +69,10 @@ def check_contract(cls) -> None:
                           "must (cext/core.pxd, the game-module contract)")
 
 
+cdef void seed_from_python(Rng* rng, seed) except *:
+    rng_seed(rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+
+
 class IllegalMoveError(ValueError):
     """A move that is not legal in the position (or is no move at all); the state is unchanged."""
 
@@ -220,7 +224,7 @@ cdef class GameCore:
         cdef int i
         if self.current() < 0:
             return []
-        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        seed_from_python(&r, seed)
         return [self.playout_move(&r) for i in range(count)]
 
     def played_out(self, seed, bint policy=True, bint own_loop=True) -> "GameCore":
@@ -232,7 +236,7 @@ cdef class GameCore:
         so do not play on from them)."""
         cdef GameCore g = self.clone()
         cdef Rng r
-        rng_seed(&r, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        seed_from_python(&r, seed)
         g.set_tracking(TRACK_OFF)
         if own_loop:
             g.playout(&r, policy, MAX_PLAYOUT_MOVES)
@@ -399,7 +403,7 @@ cdef class GameCore:
         """A copy in which everything `observer` cannot see is resampled from `seed`."""
         self._check_player(observer)
         cdef Rng rng
-        rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        seed_from_python(&rng, seed)
         cdef GameCore dst = self.clone()
         dst.set_tracking(TRACK_ALL)
         dst.resample(observer, &rng)

@@ -26,7 +26,7 @@ from libc.limits cimport INT_MAX
 from libc.math cimport log, sqrt, fabs, tanh
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cext.core cimport (GameCore, StateHead, MAX_MOVES, MAX_PLAYERS, MAX_PLAYOUT_MOVES,
-                        TRACK_OFF, TRACK_KEYS, TRACK_ALL)
+                        TRACK_OFF, TRACK_KEYS, TRACK_ALL, seed_from_python)
 from cext.rng cimport Rng, rng_seed, rng_below, mix64
 from cext.infohash cimport KEY_SO, KEY_MO, KEY_FULL
 
@@ -471,7 +471,7 @@ cdef class Tree:
         self.opponent_policy = opponent_policy
         self.margin_abs_sum = 0.0
         self.c = c
-        rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+        seed_from_python(&self.rng, seed)
         self.max_nodes = max_nodes
         cdef uint64_t tsize = 1
         while tsize < <uint64_t>(2 * max_nodes):
@@ -951,7 +951,7 @@ cdef class Tree:
         self.set_root(root)
         self.has_root_prior = False
         if seed is not None:
-            rng_seed(&self.rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+            seed_from_python(&self.rng, seed)
         if not self.evict(public_count(self.root)):
             raise MemoryError("cannot rebuild the search tree")
         self.generation += 1
@@ -1126,7 +1126,7 @@ def random_playouts(GameCore root, long long games, seed, bint resample=False, i
     cdef int n
     cdef long long g, moves = 0
     cdef Rng rng
-    rng_seed(&rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    seed_from_python(&rng, seed)
     cdef double t0 = now_seconds()
     for g in range(games):
         root.copy_to(st)

@@ -461,7 +461,7 @@ cdef class KhanOfKhansCore(GameCore):
     cdef int policy_move(self, Rng* rng, DeckCounts* dc) noexcept:
         """The playouts' move (playout_move), with `dc` holding each deck's cards by type."""
         cdef KhanState* s = &self.s
-        cdef int p = s.actor, d, i, t, code, best_d = -1, ties = 0
+        cdef int p = s.actor, d, t, code, best_d = -1, ties = 0
         cdef double herd, top, steal, ev, best_ev = -1e300, share, w3, w4, w5, w6
         cdef double worth[7]
         cdef double evs[10]

@@ -720,6 +720,8 @@ cdef class TaschkentCore(GameCore):
                 n = self.gen_sales(p, buf, 0, False)
                 if n > 0:
                     return n
+                buf[0] = make_move(MV_SKIP, SKIP_PASS)
+                return 1
             buf[0] = make_move(MV_SKIP, SKIP_PASS)
             return self.gen_sales(p, buf, 1, False)
         return 0
