@@ -31,9 +31,11 @@ from search.ismcts import search  # noqa: E402
 from search.stats import wilson  # noqa: E402
 
 
-def positions(game: str, players: int, every: int, first_deal: int) -> Iterator[GameCore]:
-    """Decisions with a choice, every `every`-th of each game, from heuristic self-play on deals
-    first_deal, first_deal + 1, ... (each seat's heuristic sees only its own information)."""
+def positions(game: str, players: int, every: int,
+              first_deal: int) -> Iterator[Tuple[int, int, GameCore]]:
+    """(deal, decision, position) for decisions with a choice, every `every`-th of each game,
+    from heuristic self-play on deals first_deal, first_deal + 1, ... (each seat's heuristic
+    sees only its own information). Decisions count from 0 in each game."""
     choose = heuristic_for(game)
     deal = first_deal
     while True:
@@ -43,7 +45,7 @@ def positions(game: str, players: int, every: int, first_deal: int) -> Iterator[
         while not state.is_terminal():
             if len(state.legal_moves()) > 1:
                 if decision % every == every // 2:
-                    yield state.clone()
+                    yield deal, decision, state.clone()
                 decision += 1
             player = state.to_move
             world = state.determinized(player, rng.getrandbits(63))
@@ -80,7 +82,7 @@ def main(argv: List[str]) -> int:
     same = differs_1x = 0
     cost = 0.0
     started = time.process_time()
-    for n, state in enumerate(positions(args.game, args.players, args.every,
+    for n, (deal, decision, state) in enumerate(positions(args.game, args.players, args.every,
                                         args.first_deal), 1):
         one, _ = searched(state, base, 1)
         again, _ = searched(state, base, 2)
@@ -89,7 +91,7 @@ def main(argv: List[str]) -> int:
         differs_1x += one != again
         gap = values[four] - values.get(one, min(values.values()))
         cost += gap
-        print(f"  position {n} (turn {state.turn}, {len(state.legal_moves())} moves): "
+        print(f"  position {n} (deal {deal}, decision {decision}, {len(state.legal_moves())} moves): "
               f"1x {state.move_to_text(one)}, 1x again {state.move_to_text(again)}, "
               f"4x {state.move_to_text(four)}; 4x values its pick {gap:+.3f} over 1x's",
               flush=True)
