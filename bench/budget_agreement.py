@@ -82,8 +82,8 @@ def main(argv: List[str]) -> int:
     same = differs_1x = 0
     cost = 0.0
     started = time.process_time()
-    for n, (deal, decision, state) in enumerate(positions(args.game, args.players, args.every,
-                                        args.first_deal), 1):
+    found = positions(args.game, args.players, args.every, args.first_deal)
+    for n, (deal, decision, state) in enumerate(found, 1):
         one, _ = searched(state, base, 1)
         again, _ = searched(state, base, 2)
         four, values = searched(state, 4 * base, 3)
@@ -91,7 +91,8 @@ def main(argv: List[str]) -> int:
         differs_1x += one != again
         gap = values[four] - values.get(one, min(values.values()))
         cost += gap
-        print(f"  position {n} (deal {deal}, decision {decision}, {len(state.legal_moves())} moves): "
+        print(f"  position {n} (deal {deal}, decision {decision}, "
+              f"{len(state.legal_moves())} moves): "
               f"1x {state.move_to_text(one)}, 1x again {state.move_to_text(again)}, "
               f"4x {state.move_to_text(four)}; 4x values its pick {gap:+.3f} over 1x's",
               flush=True)
