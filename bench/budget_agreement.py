@@ -7,7 +7,11 @@ budget (seed 1), 1x again (seed 2) and 4x (seed 3), each with the game's default
 how often 1x picks the move 4x picks, next to how often two 1x searches agree (the noise of a
 search at that budget), with 95% Wilson intervals; and what the 4x search thinks 1x's pick
 costs: the 4x tree's win probability of its own pick less that of 1x's pick, over all
-positions (a move 1x picked that 4x never visited counts at 4x's lowest).
+positions (a move 1x picked that 4x never visited counts at 4x's lowest). That cost leans
+high: a root move the search stops visiting keeps the value it had then, while the move it
+keeps searching gains as its subtree's later choices improve. So each position also prints
+the share of 4x's visits that 1x's pick received, and the summary counts the picks 4x
+starved (under a tenth of its visits).
 
     python bench/budget_agreement.py khiva --players 2 --positions 40
     python bench/budget_agreement.py khiva --players 2 --positions 40 --scale 0.1
@@ -53,11 +57,16 @@ def positions(game: str, players: int, every: int,
         deal += 1
 
 
-def searched(state: GameCore, iterations: int, seed: int) -> Tuple[int, Dict[int, float]]:
-    """The move a search of `iterations` picks, and each root move's win probability."""
+def searched(state: GameCore, iterations: int,
+             seed: int) -> Tuple[int, Dict[int, float], Dict[int, float]]:
+    """The move a search of `iterations` picks, each root move's win probability and each root
+    move's share of the root's visits."""
     config = game_config(state.game, state.n_players)
     result = search(state, Budget(iterations=iterations), config, seed=seed)
-    return result.move, {s.move: s.win_probability for s in result.stats if s.visits}
+    visited = [s for s in result.stats if s.visits]
+    total = sum(s.visits for s in visited)
+    return (result.move, {s.move: s.win_probability for s in visited},
+            {s.move: s.visits / total for s in visited})
 
 
 def main(argv: List[str]) -> int:
@@ -79,23 +88,24 @@ def main(argv: List[str]) -> int:
         parser.error("--positions and --every must be at least 1, --scale in (0, 16]")
     base = max(1, round(reproducible_budget(args.game, args.players).iterations * args.scale))
     print(f"{args.game}, {args.players} players: 1x = {base:,} iterations, 4x = {4 * base:,}")
-    same = differs_1x = 0
+    same = differs_1x = starved = 0
     cost = 0.0
     started = time.process_time()
     found = positions(args.game, args.players, args.every, args.first_deal)
     for n, (deal, decision, state) in enumerate(found, 1):
-        one, _ = searched(state, base, 1)
-        again, _ = searched(state, base, 2)
-        four, values = searched(state, 4 * base, 3)
+        one, _, _ = searched(state, base, 1)
+        again, _, _ = searched(state, base, 2)
+        four, values, shares = searched(state, 4 * base, 3)
         same += one == four
         differs_1x += one != again
+        starved += one != four and shares.get(one, 0.0) < 0.1
         gap = values[four] - values.get(one, min(values.values()))
         cost += gap
         print(f"  position {n} (deal {deal}, decision {decision}, "
               f"{len(state.legal_moves())} moves): "
               f"1x {state.move_to_text(one)}, 1x again {state.move_to_text(again)}, "
-              f"4x {state.move_to_text(four)}; 4x values its pick {gap:+.3f} over 1x's",
-              flush=True)
+              f"4x {state.move_to_text(four)}; 4x values its pick {gap:+.3f} over 1x's "
+              f"({shares.get(one, 0.0):.0%} of 4x's visits on 1x's pick)", flush=True)
         if n == args.positions:
             break
     n = args.positions
@@ -106,6 +116,8 @@ def main(argv: List[str]) -> int:
           f"[{lo2:.2f}, {hi2:.2f}]")
     print(f"what 4x thinks 1x's pick costs, mean over the positions: {cost / n:+.4f} "
           f"win probability ({time.process_time() - started:.0f} s CPU)")
+    print(f"1x's pick starved by 4x (under 10% of its visits): {starved} of the "
+          f"{n - same} positions where they differ")
     return 0
 
 

@@ -11,7 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "budget_agreement.py"
 POSITION = re.compile(r"^  position (\d) \(deal (\d+), decision (\d+), (\d+) moves\): 1x .+, "
-                      r"1x again .+, 4x .+; 4x values its pick [+-]\d\.\d{3} over 1x's$")
+                      r"1x again .+, 4x .+; 4x values its pick [+-]\d\.\d{3} over 1x's "
+                      r"\((\d+)% of 4x's visits on 1x's pick\)$")
 
 
 @pytest.mark.parametrize("game", ["khiva", "khan", "kilim", "taschkent"])
@@ -26,6 +27,10 @@ def test_the_diagnostic_runs_for_every_game(game):
     assert all(int(m.group(3)) % 3 == 1 and int(m.group(4)) > 1 for m in found), done.stdout
     assert re.search(r"^1x picks 4x's move: [012]/2 = ", done.stdout, re.M), done.stdout
     assert re.search(r"^two 1x searches agree: [012]/2 = ", done.stdout, re.M), done.stdout
+    assert all(0 <= int(m.group(5)) <= 100 for m in found), done.stdout
+    starved = re.search(r"^1x's pick starved by 4x \(under 10% of its visits\): (\d) of the "
+                        r"(\d) positions where they differ$", done.stdout, re.M)
+    assert starved and int(starved.group(1)) <= int(starved.group(2)) <= 2, done.stdout
 
 
 def test_a_game_it_does_not_know_is_a_usage_error():
