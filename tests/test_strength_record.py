@@ -101,3 +101,38 @@ def test_a_negative_first_game_is_a_usage_error():
                           "--first-game", "-1"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
     assert "--first-game: must be 0 or more" in bad.stderr
+
+
+def table_rows(text: str, marker: str) -> list:
+    """The body rows of the first markdown table after `marker` in `text`."""
+    after = text[text.index(marker):].splitlines()
+    first = next(i for i, line in enumerate(after) if line.startswith("| game |"))
+    rows = []
+    for line in after[first + 2:]:
+        if not line.startswith("| "):
+            break
+        rows.append(line)
+    return rows
+
+
+def measured(row: str) -> tuple:
+    """A row's game, row name, agents, games, win share, interval and verdict: what the
+    record decides (the bar's wording may differ between the doc and the script)."""
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    verdict = cells[9].strip("*")
+    return tuple(cells[:8]) + (verdict,)
+
+
+def test_the_documented_default_rows_are_what_the_committed_record_holds():
+    """docs/strength.md's table of every row at the default budget must be what `--report`
+    prints from bench/records/strength.jsonl under today's engine: a change of play (another
+    fingerprint) or a record edited by hand shows up here, not as a stale document."""
+    report = subprocess.run([sys.executable, str(STRENGTH), "table", "--report", "--scale", "1"],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert report.returncode == 0, report.stderr
+    printed = [line for line in report.stdout.splitlines()
+               if line.startswith("| ") and not line.startswith("| game |")]
+    doc = (ROOT / "docs" / "strength.md").read_text()
+    documented = table_rows(doc, "**Every row at the default budget**")
+    assert len(documented) == 16
+    assert [measured(r) for r in documented] == [measured(r) for r in printed]
