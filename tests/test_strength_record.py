@@ -126,7 +126,7 @@ def measured(row: str) -> tuple:
 def test_the_documented_default_rows_are_what_the_committed_record_holds():
     """docs/strength.md's table of every row at the default budget must be what `--report`
     prints from bench/records/strength.jsonl under today's engine: a change of play (another
-    fingerprint) or a record edited by hand shows up here, not as a stale document."""
+    fingerprint) or a record changed without the document shows up here, not as a stale document."""
     report = subprocess.run([sys.executable, str(STRENGTH), "table", "--report", "--scale", "1"],
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert report.returncode == 0, report.stderr
