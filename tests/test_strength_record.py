@@ -130,8 +130,7 @@ def test_the_documented_default_rows_are_what_the_committed_record_holds():
     report = subprocess.run([sys.executable, str(STRENGTH), "table", "--report", "--scale", "1"],
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert report.returncode == 0, report.stderr
-    printed = [line for line in report.stdout.splitlines()
-               if line.startswith("| ") and not line.startswith("| game |")]
+    printed = table_rows(report.stdout, "| game |")
     doc = (ROOT / "docs" / "strength.md").read_text()
     documented = table_rows(doc, "**Every row at the default budget**")
     assert len(documented) == 16
