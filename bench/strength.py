@@ -3,6 +3,7 @@
     python bench/strength.py table [--games N] [--scale S] [--jobs J] [--only GAME,..]
                                    [--rows ROW,..] [--json FILE]
     python bench/strength.py tune GAME [--players P] [--games N] [--scale S] [--jobs J]
+                                  [--row heuristic|budget] [--record FILE [--for-seconds S]]
                                   SETTING [SETTING ...]
 
 `table` plays, for every game, the rows the search must pass (docs/strength.md):
@@ -14,8 +15,11 @@
 second (engine.registry.SEARCH_DEFAULTS); smaller runs are cheaper and weaker.
 
 `tune` plays ismcts (or `--agent cheat|pimc`) with each SETTING (agent options such as
-`c=1.0,mode=mo`; `-` is the game's defaults) against the heuristic, 2 players by default, on the same deals, and prints
-each one's win share.
+`c=1.0,mode=mo`; `-` is the game's defaults) against the heuristic, 2 players by default, on
+the same deals, and prints each one's win share. With `--row budget` it plays the budget row
+instead, the setting given to both searches (4x against 1x): does the setting make strength
+grow with time? With `--record FILE` it keeps each game as `table` does, so a run of hours
+can stop (`--for-seconds`) and resume.
 
 Games are played in `--jobs` processes. Game k deals from seed 2026000 + k // P with the
 searcher in seat k % P, so every deal is played from every seat (duplicate deals) and every
@@ -275,21 +279,67 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
+def tune_agents(args: argparse.Namespace, game: str, players: int) -> Tuple[str, object]:
+    """What a tuning run plays, and the (focus, others) agent specs of one of its settings:
+    `--row heuristic` the searcher with the setting against the heuristic; `--row budget`
+    ismcts at 4x the budget against 1x, the setting applied to both (does it make strength
+    grow with time?)."""
+    one = budget_option(game, players, args.scale)
+    if args.row == "budget":
+        four = budget_option(game, players, args.scale, 4)
+        return (f"ismcts ({four}) against ismcts ({one}), both with each setting",
+                lambda extra: (f"ismcts:{four}{extra}", f"ismcts:{one}{extra}"))
+    return (f"{args.agent} ({one}) with each setting against heuristic",
+            lambda extra: (f"{args.agent}:{one}{extra}", "heuristic"))
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
     info = game_info(args.game)
     players = args.players or 2
-    budget = budget_option(info.name, players, args.scale)
+    what, agents = tune_agents(args, info.name, players)
+    matchups = [(setting, *agents("" if setting == "-" else f",{setting}"))
+                for setting in args.settings]
+    try:
+        for _, focus, others in matchups:
+            parse_agent(focus), parse_agent(others)     # a bad setting stops the run at once
+    except ValueError as e:
+        print(f"strength.py tune: error: {e}", file=sys.stderr)
+        return 2
     first_deal = DEAL_BASE + args.first_game // players
-    print(f"{info.title}, {players} players: {args.agent} ({budget}) with each setting against "
-          f"heuristic, {args.games} games on deals {first_deal}..")
+    print(f"{info.title}, {players} players: {what}, {args.games} games on deals "
+          f"{first_deal}..")
+    if args.record:
+        return tune_recorded(args, info.name, players, matchups)
     with Pool(args.jobs) as pool:
-        for setting in args.settings:
-            spec = f"{args.agent}:{budget}" + ("" if setting == "-" else f",{setting}")
-            parse_agent(spec)                       # a bad setting stops the run at once
-            won, n, low, high, secs = measure(pool, info.name, players, spec, "heuristic",
+        for setting, focus, others in matchups:
+            won, n, low, high, secs = measure(pool, info.name, players, focus, others,
                                               args.games, args.first_game)
             print(f"{setting:<32} {won:6.1f}/{n} = {won / n:.3f} [{low:.3f}, {high:.3f}]  "
                   f"({secs:.0f} s)", flush=True)
+    return 0
+
+
+def tune_recorded(args: argparse.Namespace, game: str, players: int,
+                  matchups: List[Tuple[str, str, str]]) -> int:
+    """cmd_tune with `--record`: each game is kept as it ends, as `table` keeps its rows', so
+    a long tuning run can be stopped (`--for-seconds`) and resumed; the shares printed are
+    those of the games recorded under today's engine."""
+    fps = {game: fingerprint(game)}
+    for setting, focus, others in matchups:
+        jobs = [(game, players, focus, others, k)
+                for k in range(args.first_game, args.first_game + args.games)]
+        complete = play_missing(jobs, fps, args)
+        done = load_record(args.record)
+        shares = [done[key] for key in (record_key(fps[game], j) for j in jobs) if key in done]
+        won, n = sum(shares), len(shares)
+        low, high = wilson(won, n)
+        count = f"{won:6.1f}/{n}" + ("" if n == len(jobs) else f" (of {len(jobs)})")
+        print(f"{setting:<32} {count} = {won / max(n, 1):.3f} [{low:.3f}, {high:.3f}]",
+              flush=True)
+        if not complete:
+            print(f"stopped after --for-seconds {args.for_seconds}: run the same command "
+                  f"again to play the rest", file=sys.stderr)
+            break
     return 0
 
 
@@ -336,7 +386,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     u.add_argument("--first-game", type=non_negative_int, default=0,
                    help="play games k = N.. (deal N // players on), to confirm on other deals")
     u.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    u.add_argument("--row", default="heuristic", choices=("heuristic", "budget"),
+                   help="heuristic (default): each setting against the heuristic; budget: "
+                        "ismcts at 4x the budget against 1x, both with the setting")
+    u.add_argument("--record", default=None,
+                   help="keep every finished game here (JSON Lines, as `table` does) and play "
+                        "only the games it lacks")
+    u.add_argument("--for-seconds", type=positive_seconds, default=None,
+                   help="with --record: stop after this many seconds of wall time")
+    u.set_defaults(report=False)
     args = ap.parse_args(argv)
+    if args.command == "tune" and args.row == "budget" and (args.agent != "ismcts" or
+                                                           (args.players or 2) != 2):
+        u.error("--row budget is a duel of ismcts against itself: 2 players, --agent ismcts")
+    if args.command == "tune" and args.for_seconds is not None and not args.record:
+        u.error("--for-seconds needs --record (the games played before the stop are kept there)")
     return cmd_table(args) if args.command == "table" else cmd_tune(args)
 
 

@@ -103,6 +103,55 @@ def test_a_negative_first_game_is_a_usage_error():
     assert "--first-game: must be 0 or more" in bad.stderr
 
 
+def tune(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(STRENGTH), "tune", "khiva", "--scale", "0.001",
+                           "--jobs", "1", *args], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+
+
+def test_tune_on_the_budget_row_plays_the_tables_budget_games(tmp_path):
+    record = tmp_path / "games.jsonl"
+    table = subprocess.run([sys.executable, str(STRENGTH), "table", "--scale", "0.001",
+                            "--only", "khiva", "--rows", "budget", "--jobs", "1", "--games", "4",
+                            "--record", str(record)], capture_output=True, text=True,
+                           timeout=300, cwd=ROOT)
+    assert table.returncode == 0, table.stderr
+    won = sum(r["share"] for r in lines(record))
+    plain = tune("--row", "budget", "--games", "4", "-")
+    assert plain.returncode == 0, plain.stderr
+    assert "ismcts (iterations=600) against ismcts (iterations=150)" in plain.stdout
+    assert f"{won:6.1f}/4 " in plain.stdout
+
+
+def test_tune_with_a_record_keeps_its_games_and_resumes(tmp_path):
+    record = tmp_path / "tuning.jsonl"
+    first = tune("--row", "budget", "--games", "2", "--record", str(record), "c=1.0")
+    assert first.returncode == 0, first.stderr
+    kept = lines(record)
+    assert [(r["focus"], r["others"]) for r in kept] == \
+        [("ismcts:iterations=600,c=1.0", "ismcts:iterations=150,c=1.0")] * 2
+    won = sum(r["share"] for r in kept)
+    assert f"{won:6.1f}/2 " in first.stdout
+    more = tune("--row", "budget", "--games", "4", "--record", str(record), "c=1.0")
+    assert more.returncode == 0, more.stderr
+    assert "playing 2 games (2 already recorded)" in more.stderr
+    assert sorted(r["k"] for r in lines(record)) == [0, 1, 2, 3]
+
+
+def test_tune_refuses_a_budget_row_it_cannot_play_and_a_stop_without_a_record(tmp_path):
+    for extra in (["--players", "3"], ["--agent", "cheat"]):
+        bad = tune("--row", "budget", *extra, "-")
+        assert bad.returncode == 2
+        assert "--row budget is a duel of ismcts against itself" in bad.stderr
+    bad = tune("--for-seconds", "5", "-")
+    assert bad.returncode == 2 and "--for-seconds needs --record" in bad.stderr
+    bad = tune("--row", "budget", "--record", str(tmp_path / "t.jsonl"), "nonsense=1")
+    assert bad.returncode == 2 and not (tmp_path / "t.jsonl").exists()
+    assert len(bad.stderr.splitlines()) == 1
+    assert bad.stderr.startswith("strength.py tune: error: agent 'ismcts' has no option "
+                                 "'nonsense'")
+
+
 def table_rows(text: str, marker: str) -> list:
     """The body rows of the first markdown table after `marker` in `text`."""
     after = text[text.index(marker):].splitlines()
