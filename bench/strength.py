@@ -3,7 +3,7 @@
     python bench/strength.py table [--games N] [--scale S] [--jobs J] [--only GAME,..]
                                    [--rows ROW,..] [--json FILE]
     python bench/strength.py tune GAME [--players P] [--games N] [--scale S] [--jobs J]
-                                  [--row heuristic|budget] [--record FILE [--for-seconds S]]
+                                  [--row heuristic|defaults|budget] [--record FILE [--for-seconds S]]
                                   SETTING [SETTING ...]
 
 `table` plays, for every game, the rows the search must pass (docs/strength.md):
@@ -16,9 +16,10 @@ second (engine.registry.SEARCH_DEFAULTS); smaller runs are cheaper and weaker.
 
 `tune` plays ismcts (or `--agent cheat|pimc`) with each SETTING (agent options such as
 `c=1.0,mode=mo`; `-` is the game's defaults) against the heuristic, 2 players by default, on
-the same deals, and prints each one's win share. With `--row budget` it plays the budget row
-instead, the setting given to both searches (4x against 1x): does the setting make strength
-grow with time? With `--record FILE` it keeps each game as `table` does, so a run of hours
+the same deals, and prints each one's win share. With `--row defaults` the opponent is ismcts
+with the game's defaults at the same budget: does the setting beat them? With `--row budget`
+it plays the budget row instead, the setting given to both searches (4x against 1x): does
+the setting make strength grow with time? With `--record FILE` it keeps each game as `table` does, so a run of hours
 can stop (`--for-seconds`) and resume.
 
 Games are played in `--jobs` processes. Game k deals from seed 2026000 + k // P with the
@@ -281,10 +282,14 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 def tune_agents(args: argparse.Namespace, game: str, players: int) -> Tuple[str, object]:
     """What a tuning run plays, and the (focus, others) agent specs of one of its settings:
-    `--row heuristic` the searcher with the setting against the heuristic; `--row budget`
-    ismcts at 4x the budget against 1x, the setting applied to both (does it make strength
-    grow with time?)."""
+    `--row heuristic` the searcher with the setting against the heuristic; `--row defaults`
+    the searcher with the setting against ismcts with the game's defaults, same budget (does
+    the setting beat them?); `--row budget` ismcts at 4x the budget against 1x, the setting
+    applied to both (does it make strength grow with time?)."""
     one = budget_option(game, players, args.scale)
+    if args.row == "defaults":
+        return (f"{args.agent} ({one}) with each setting against ismcts ({one}) with the "
+                f"defaults", lambda extra: (f"{args.agent}:{one}{extra}", f"ismcts:{one}"))
     if args.row == "budget":
         four = budget_option(game, players, args.scale, 4)
         return (f"ismcts ({four}) against ismcts ({one}), both with each setting",
@@ -386,8 +391,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     u.add_argument("--first-game", type=non_negative_int, default=0,
                    help="play games k = N.. (deal N // players on), to confirm on other deals")
     u.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    u.add_argument("--row", default="heuristic", choices=("heuristic", "budget"),
-                   help="heuristic (default): each setting against the heuristic; budget: "
+    u.add_argument("--row", default="heuristic", choices=("heuristic", "defaults", "budget"),
+                   help="heuristic (default): each setting against the heuristic; defaults: "
+                        "against ismcts with the game's defaults, same budget; budget: "
                         "ismcts at 4x the budget against 1x, both with the setting")
     u.add_argument("--record", default=None,
                    help="keep every finished game here (JSON Lines, as `table` does) and play "

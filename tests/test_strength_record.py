@@ -138,6 +138,18 @@ def test_tune_with_a_record_keeps_its_games_and_resumes(tmp_path):
     assert sorted(r["k"] for r in lines(record)) == [0, 1, 2, 3]
 
 
+def test_tune_against_the_defaults_plays_the_setting_against_the_plain_search(tmp_path):
+    record = tmp_path / "tuning.jsonl"
+    run = tune("--row", "defaults", "--players", "3", "--games", "3", "--record", str(record),
+               "c=1.0")
+    assert run.returncode == 0, run.stderr
+    assert "against ismcts (iterations=180) with the defaults" in run.stdout
+    kept = lines(record)
+    assert {(r["players"], r["focus"], r["others"]) for r in kept} == \
+        {(3, "ismcts:iterations=180,c=1.0", "ismcts:iterations=180")}
+    assert sorted(r["k"] for r in kept) == [0, 1, 2]
+
+
 def test_tune_refuses_a_budget_row_it_cannot_play_and_a_stop_without_a_record(tmp_path):
     for extra in (["--players", "3"], ["--agent", "cheat"]):
         bad = tune("--row", "budget", *extra, "-")
