@@ -19,8 +19,8 @@ second (engine.registry.SEARCH_DEFAULTS); smaller runs are cheaper and weaker.
 the same deals, and prints each one's win share. With `--row defaults` the opponent is ismcts
 with the game's defaults at the same budget: does the setting beat them? With `--row budget`
 it plays the budget row instead, the setting given to both searches (4x against 1x): does
-the setting make strength grow with time? With `--record FILE` it keeps each game as `table` does, so a run of hours
-can stop (`--for-seconds`) and resume.
+the setting make strength grow with time? With `--record FILE` it keeps each game as `table`
+does, so a run of hours can stop (`--for-seconds`) and resume.
 
 Games are played in `--jobs` processes. Game k deals from seed 2026000 + k // P with the
 searcher in seat k % P, so every deal is played from every seat (duplicate deals) and every
@@ -48,7 +48,7 @@ import time
 from dataclasses import dataclass
 from multiprocessing import Pool
 from multiprocessing import TimeoutError as PoolTimeout
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -280,7 +280,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
-def tune_agents(args: argparse.Namespace, game: str, players: int) -> Tuple[str, object]:
+def tune_agents(args: argparse.Namespace, game: str,
+                players: int) -> Tuple[str, Callable[[str], Tuple[str, str]]]:
     """What a tuning run plays, and the (focus, others) agent specs of one of its settings:
     `--row heuristic` the searcher with the setting against the heuristic; `--row defaults`
     the searcher with the setting against ismcts with the game's defaults, same budget (does
