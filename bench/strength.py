@@ -3,7 +3,8 @@
     python bench/strength.py table [--games N] [--scale S] [--jobs J] [--only GAME,..]
                                    [--rows ROW,..] [--json FILE]
     python bench/strength.py tune GAME [--players P] [--games N] [--scale S] [--jobs J]
-                                  [--row heuristic|defaults|budget] [--record FILE [--for-seconds S]]
+                                  [--row heuristic|defaults|budget]
+                                  [--record FILE [--for-seconds S]]
                                   SETTING [SETTING ...]
 
 `table` plays, for every game, the rows the search must pass (docs/strength.md):
