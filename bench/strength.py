@@ -114,6 +114,12 @@ def rows_for(game: str, scale: float, names: Sequence[str]) -> List[Row]:
 Job = Tuple[str, int, str, str, int]          # game, players, focus, others, k
 
 
+def games_of(game: str, players: int, focus: str, others: str, first: int,
+             games: int) -> List[Job]:
+    """Games first.. first + games - 1 of `focus` against `others`."""
+    return [(game, players, focus, others, k) for k in range(first, first + games)]
+
+
 def play_one(job: Job) -> float:
     """The focus agent's win share in game k of a row."""
     game, players, focus, others, k = job
@@ -135,7 +141,7 @@ def measure(pool: Pool, game: str, players: int, focus: str, others: str,
             games: int, first: int = 0) -> Tuple[float, int, float, float, float]:
     """(won, games, low, high, seconds) of `focus` against `others` in games first.. of a row."""
     t0 = time.perf_counter()
-    jobs = [(game, players, focus, others, k) for k in range(first, first + games)]
+    jobs = games_of(game, players, focus, others, first, games)
     shares = pool.map(play_one, jobs, chunksize=1)
     won = sum(shares)
     low, high = wilson(won, games)
@@ -201,7 +207,7 @@ def head_commit() -> str:
 
 
 def row_jobs(row: "Row", n: int) -> List[Job]:
-    return [(row.game, row.players, row.focus, row.others, k) for k in range(n)]
+    return games_of(row.game, row.players, row.focus, row.others, 0, n)
 
 
 def play_missing(jobs: List[Job], fps: Dict[str, str], args: argparse.Namespace) -> bool:
@@ -333,8 +339,7 @@ def tune_recorded(args: argparse.Namespace, game: str, players: int,
     those of the games recorded under today's engine."""
     fps = {game: fingerprint(game)}
     for setting, focus, others in matchups:
-        jobs = [(game, players, focus, others, k)
-                for k in range(args.first_game, args.first_game + args.games)]
+        jobs = games_of(game, players, focus, others, args.first_game, args.games)
         complete = play_missing(jobs, fps, args)
         done = load_record(args.record)
         shares = [done[key] for key in (record_key(fps[game], j) for j in jobs) if key in done]
