@@ -136,7 +136,7 @@ def check_accepted(state: Any, rng: random.Random, kind: str, data: dict) -> Non
 
     cls = type(state)
     view = data["view"] if kind == "view" else None
-    optional = cls.DERIVED | (cls.DEFAULTED if view is None else frozenset())
+    optional = cls.DERIVED | (cls.DEFAULTED if view is None else cls.VIEW_DEFAULTED)
     assert as_given(state.to_json(view), data, optional) == cls.codec().canonical(data), \
         "accepted, but it writes back another position"
     if view is None:

@@ -34,6 +34,7 @@ class CheckedGame:
     PHASES: Any = ()                       # phase names, indexed by the core's PH_* codes
     DERIVED: FrozenSet[str] = frozenset()  # keys a client may leave out: recomputed, checked
     DEFAULTED: FrozenSet[str] = frozenset({"seed"})  # full-state keys with a documented default
+    VIEW_DEFAULTED: FrozenSet[str] = frozenset()     # view keys with a documented default
     SEAT_LISTS: Tuple[str, ...] = ("player_state",)
 
     @classmethod
@@ -148,7 +149,7 @@ class CheckedGame:
     def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
         """Every field given must be what the loaded position writes back: catches derived
         fields that disagree and anything the loader would otherwise drop."""
-        optional = self.DERIVED if view is not None else self.DERIVED | self.DEFAULTED
+        optional = self.DERIVED | (self.VIEW_DEFAULTED if view is not None else self.DEFAULTED)
         diff = first_difference(self.codec().canonical(given), self.to_json(view),
                                 optional=optional)
         if diff:

@@ -287,6 +287,8 @@ class Taschkent(CheckedGame, TaschkentCore):
 
     DERIVED = DERIVED
     DEFAULTED = frozenset({"seed", "setup"})
+    # JSON written before the set-up options has no `setup`, views included: the first game's
+    VIEW_DEFAULTED = frozenset({"setup"})
 
     PHASES = PHASES
 
@@ -399,13 +401,6 @@ class Taschkent(CheckedGame, TaschkentCore):
     @classmethod
     def _check_setting(cls, d: Dict[str, Any]) -> None:
         check_keys_of_the_setting(d, d["players"])
-
-    def _check_round_trip(self, given: Dict[str, Any], view: Optional[int]) -> None:
-        """The base's round trip; `setup` is defaulted in a view too (JSON written before the
-        set-up options has none: the first game's placement)."""
-        if view is not None and "setup" not in given:
-            given = {**given, "setup": self.setup}
-        super()._check_round_trip(given, view)
 
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """Seat o's information hashes as the view gives them (a view has no history): the
