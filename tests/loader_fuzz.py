@@ -87,7 +87,7 @@ def mutate(obj: dict, rng: random.Random) -> dict:
         if roll < 0.25 and isinstance(value, int) and not isinstance(value, bool):
             parent[key] = value + rng.choice((-2, -1, 1, 2))
         elif roll < 0.40:
-            parent[key] = rng.choice(ODD_VALUES)
+            parent[key] = copy.deepcopy(rng.choice(ODD_VALUES))
         elif roll < 0.50:
             # a value of the same kind from elsewhere in the document
             same = [v for _, v in everything if type(v) is type(value)]

@@ -42,3 +42,25 @@ def test_the_fuzzers_oracle_allows_what_a_view_may_leave_out(game):
     for key in cls.VIEW_DEFAULTED:
         del view[key]
     check_accepted(from_view(view), rng, "view", view)
+
+
+def test_a_campaigns_mutants_follow_from_its_seed_alone():
+    """The mutants of a seed are the same whatever ran before in the process: a mutation
+    once edited the shared table of odd values in place (a list or dict put into a document
+    and later appended to), so a campaign after another one saw other mutants."""
+    import copy
+
+    from loader_fuzz import ODD_VALUES, mutate, samples
+
+    odd_values = copy.deepcopy(ODD_VALUES)
+
+    def mutants(game: str, count: int) -> list:
+        rng = random.Random(4471)
+        base = samples(game, rng, 20)
+        return [mutate(rng.choice(base)[1], rng) for _ in range(count)]
+
+    first = mutants("taschkent", 2000)
+    for game in ("khan", "khiva", "kilim"):
+        mutants(game, 2000)
+    assert ODD_VALUES == odd_values
+    assert mutants("taschkent", 2000) == first
