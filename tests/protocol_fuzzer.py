@@ -21,6 +21,7 @@ them.
 """
 from __future__ import annotations
 
+import copy
 import json
 import queue
 import random
@@ -239,6 +240,12 @@ def sanitize(data: bytes) -> bytes:
     return data
 
 
+def special(r: random.Random):
+    """One of the SPECIAL values, copied: a list or dict put into a document may be edited by
+    a later mutation, and the table must stay as written for the seed to fix the stream."""
+    return copy.deepcopy(r.choice(SPECIAL))
+
+
 def mutate_json(obj, r: random.Random, corpus: Corpus):
     """1-3 structural mutations of a parsed view or state."""
     for _ in range(r.randint(1, 3)):
@@ -254,12 +261,12 @@ def mutate_json(obj, r: random.Random, corpus: Corpus):
             continue
         op = r.random()
         if op < 0.4:
-            parent[key] = r.choice(SPECIAL) if r.random() < 0.7 else \
+            parent[key] = special(r) if r.random() < 0.7 else \
                 random_slot_value(json.loads(r.choice(corpus.jsons)), r)
         elif op < 0.55:
             del parent[key]
         elif op < 0.65 and isinstance(parent, dict):
-            parent[r.choice(["extra", "hand", "x" * 50, str(r.random())])] = r.choice(SPECIAL)
+            parent[r.choice(["extra", "hand", "x" * 50, str(r.random())])] = special(r)
         elif op < 0.8 and isinstance(parent[key], list):
             lst = parent[key]
             if lst and r.random() < 0.5:
@@ -267,7 +274,7 @@ def mutate_json(obj, r: random.Random, corpus: Corpus):
             elif lst:
                 del lst[r.randrange(len(lst)):]
             else:
-                lst.append(r.choice(SPECIAL))
+                lst.append(special(r))
         elif isinstance(parent[key], int) and not isinstance(parent[key], bool):
             parent[key] += r.choice([-100, -2, -1, 1, 2, 100])
         else:

@@ -12,3 +12,23 @@ def test_fuzzed_lines_never_crash_or_hang_the_engine():
     assert not rep.loader_findings, (
         summary + "\nthe game loaders crashed or hung (not the protocol):\n"
         + "\n".join(rep.loader_findings[:10]))
+
+
+def test_mutations_leave_the_table_of_special_values_as_written():
+    """A mutation copies a special value into the document: editing it later (a list grown
+    or cut) must not edit the table, or the lines of a seed would depend on what ran before."""
+    import copy
+    import json
+    import random
+
+    from engine.registry import new_game
+    from protocol_fuzzer import SPECIAL, Corpus, mutate_json
+
+    table = copy.deepcopy(SPECIAL)
+    views = [json.dumps(new_game(game, 2, 1).to_json(view=0))
+             for game in ("khiva", "khan", "kilim", "taschkent")]
+    corpus = Corpus(jsons=views)
+    r = random.Random(3)
+    for _ in range(3000):
+        mutate_json(json.loads(r.choice(views)), r, corpus)
+    assert SPECIAL == table
