@@ -2142,13 +2142,15 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void lift_scrap(self, int p, int t) noexcept:
-        """Take a woven scrap off: the pattern under it shows again (or the hole reopens)."""
+        """Take a woven scrap off: the pattern under it shows again (or the hole reopens). The
+        scrap leaves its cell after the re-centring, which moves every scrap still counted as
+        woven into p's Kilim (a scrap alone in an edge row or column shrinks the Kilim)."""
         cdef KilimState* s = &self.s
         set_code(&s.k[p], s.scrap_r[t], s.scrap_c[t], s.scrap_under[t])
+        self.normalize(p)
         s.scrap_r[t] = -1
         s.scrap_c[t] = -1
         s.scrap_under[t] = -1
-        self.normalize(p)
 
     # ------------------------------------------------------------ Artisan tokens
     @cython.final
