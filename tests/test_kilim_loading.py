@@ -304,3 +304,24 @@ def test_a_full_state_keeps_what_every_seat_learned_of_the_scraps():
     woven = d["player_state"][1]["kilim"]["scraps"][0][0]       # scrap D, woven: seen by all
     d["whereabouts_by_seat"][2][woven] = ["board"]
     refused(Kilim.from_json, d, "whereabouts_by_seat[2]", f"sees scrap {woven}")
+
+
+def test_a_scrap_held_today_needs_the_scrap_bag_card_shown_today():
+    """One Scrap Bag a day, searched only once the card is shown: a seat holding a scrap on
+    the first day with its Scrap Bag card still in hand is refused (the loader fuzzer's seed
+    8443 found such a view accepted; one more search then broke the invariants)."""
+    from engine.registry import new_game
+
+    g, rng = new_game("kilim", 3, 4), random.Random(4)
+    while not any(ps["scraps_held"] for ps in g.to_json()["player_state"]):
+        g.apply(rng.choice(g.legal_moves()))
+    d = g.to_json()
+    assert d["day"] == 0
+    seat = next(p for p, ps in enumerate(d["player_state"]) if ps["scraps_held"])
+    assert "scrap-bag" not in d["player_state"][seat]["hand"]
+    Kilim.from_json(d)                                   # as played: accepted
+    d["player_state"][seat]["hand"].append("scrap-bag")
+    with pytest.raises(IllegalPositionError,
+                       match=rf"^player_state\[{seat}\]\.scraps_held: seat {seat} has 1 scraps, "
+                             r"but it searched the bag at most 0 times"):
+        Kilim.from_json(d)

@@ -1470,7 +1470,8 @@ def check_perfect_carpets(f: Dict[str, Any], woven: int) -> None:
 
 def check_scraps(f: Dict[str, Any]) -> None:
     """Scraps: a woven one sits in its Kilim, the others have no cell; one is in hand exactly
-    while it is placed, by the seat to move; each seat searched the bag at most once a day."""
+    while it is placed, by the seat to move; each seat searched the bag at most once a day,
+    today only if its Scrap Bag card has been shown."""
     n, phase = f["n"], f["phase"]
     owned = [0] * n
     in_hand = []
@@ -1487,8 +1488,12 @@ def check_scraps(f: Dict[str, Any]) -> None:
             refuse("scrap_in_hand", "the seat to move holds the scrap it places")
     elif in_hand:
         refuse("scrap_in_hand", "a scrap is in hand only while it is placed")
-    searches = min(f["day"], core.N_GROUPS - 1) + 1
+    days_before = min(f["day"], core.N_GROUPS - 1)
     for p in range(n):
+        # One Scrap Bag card a day, and a search only after it is shown: a seat whose card is
+        # still in hand has not searched today (at the end of the game the cards are back)
+        bag_shown = phase == core.PH_OVER or not f["hand"][p] >> core.C_SCRAP & 1
+        searches = days_before + bag_shown
         if owned[p] > searches:
             refuse(seat_field(p, "scraps_held"), f"seat {p} has {owned[p]} scraps, but it searched "
                    f"the bag at most {searches} times")
