@@ -140,3 +140,21 @@ def test_whereabouts_of_a_card_the_seat_holds_are_refused():
     d = Khiva(3, 2).to_json()
     d["whereabouts_by_seat"][1] = {d["player_state"][0]["hand"][0]: [1]}
     refused(Khiva.from_json, d, "whereabouts_by_seat[1]", "no hidden place of seat 1")
+
+
+@pytest.mark.xfail(strict=True, reason="open: the loader fuzzer's seed 8443 found a 5-player view "
+                   "that loads, but whose first legal move (`carpet`) leaves a state refused by "
+                   "check_invariants ('pending.card: a lower pink card was played: P4 was not "
+                   "granted'); either the loader or the check is wrong. Not fixed yet.")
+def test_fuzzer_finding_8443_24401_stays_valid_after_its_first_move():
+    from pathlib import Path
+
+    from engine.registry import from_view
+
+    req = json.loads((Path(__file__).parent / "findings" / "khiva-seed8443-24401.json").read_text())
+    g = from_view(req["data"])
+    g.check_invariants()
+    play_text = [g.move_to_text(m) for m in g.legal_moves()]
+    assert "carpet" in play_text
+    g.apply(g.legal_moves()[play_text.index("carpet")])
+    g.check_invariants()
