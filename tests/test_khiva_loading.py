@@ -6,6 +6,7 @@ only of the seat to move or of a finished game, non-objects, unknown keys, deep 
 input refused) is checked by the conformance suite (tests/test_conformance.py). Here: Khiva's
 own fields, messages and knowledge."""
 import copy
+import json
 
 import pytest
 
