@@ -143,19 +143,36 @@ def test_whereabouts_of_a_card_the_seat_holds_are_refused():
     refused(Khiva.from_json, d, "whereabouts_by_seat[1]", "no hidden place of seat 1")
 
 
-@pytest.mark.xfail(strict=True, reason="open: the loader fuzzer's seed 8443 found a 5-player view "
-                   "that loads, but whose first legal move (`carpet`) leaves a state refused by "
-                   "check_invariants ('pending.card: a lower pink card was played: P4 was not "
-                   "granted'); either the loader or the check is wrong. Not fixed yet.")
-def test_fuzzer_finding_8443_24401_stays_valid_after_its_first_move():
+def _finding_8443_24401() -> dict:
     from pathlib import Path
 
+    path = Path(__file__).parent / "findings" / "khiva-seed8443-24401.json"
+    return json.loads(path.read_text())["data"]
+
+
+def test_a_card_played_by_two_seats_is_refused():
+    """Loader fuzzer, seed 8443: seats 0 and 2 both showed G5 as played. The view loaded, and
+    the first move (`carpet`) left a state check_invariants refused, since the check summed
+    the played masks and the doubled G5 carried into the pink bits."""
     from engine.registry import from_view
 
-    req = json.loads((Path(__file__).parent / "findings" / "khiva-seed8443-24401.json").read_text())
-    g = from_view(req["data"])
+    refused(from_view, _finding_8443_24401(), "player_state[2].played",
+            "G5 was played by another seat", error=IllegalPositionError)
+
+
+def test_the_finding_with_each_card_played_once_stays_valid_through_its_turn():
+    """The same view with seat 2 showing the discarded W3 instead: it loads, and every move
+    to the end of the turn keeps the invariants (the first one is the finding's `carpet`)."""
+    from engine.registry import from_view
+
+    view = _finding_8443_24401()
+    view["player_state"][2]["played"] = ["W3"]
+    g = from_view(view)
     g.check_invariants()
     play_text = [g.move_to_text(m) for m in g.legal_moves()]
     assert "carpet" in play_text
     g.apply(g.legal_moves()[play_text.index("carpet")])
     g.check_invariants()
+    while g.phase != "choose" and not g.is_terminal():
+        g.apply(g.legal_moves()[0])
+        g.check_invariants()

@@ -581,8 +581,12 @@ def _check_cards(f: Dict[str, Any], n: int, phase: int, shape: Dict[str, int]) -
     check(popcount(f["discard"]) == shape["discard"], "discard",
           f"turn {f['turn']} ({'before' if phase == core.PH_CHOOSE else 'after'} the reveal) has "
           f"{shape['discard']} discarded cards, not {popcount(f['discard'])}")
+    shown = 0
     for p in range(n):
         where = f"player_state[{p}]"
+        check(shown & f["played"][p] == 0, where + ".played",
+              f"{' '.join(cards_list(shown & f['played'][p]))} was played by another seat")
+        shown |= f["played"][p]
         chosen = phase == core.PH_CHOOSE and p < f["actor"]
         want_sel = k if chosen else 0
         check(popcount(f["sel_play"][p]) == want_sel and popcount(f["sel_give"][p]) == want_sel,
@@ -617,7 +621,7 @@ def _check_actor(f: Dict[str, Any], n: int, phase: int) -> None:
     check(camel < core.N_COLOURS and card // 5 == camel, "pending.card",
           f"{card_text(card)} does not move the {COLOUR_NAMES[min(camel, 4)]} camel")
     check(f["played"][p] >> card & 1, "pending.card", f"seat {p} did not play {card_text(card)}")
-    same_colour = sum(f["played"][q] for q in range(n)) & (31 << (camel * 5))
+    same_colour = functools.reduce(int.__or__, f["played"][:n], 0) & (31 << (camel * 5))
     check(same_colour & ((1 << card) - 1) == 0, "pending.card",
           f"a lower {COLOUR_NAMES[camel]} card was played: {card_text(card)} was not granted")
     if phase == core.PH_BOOST:
