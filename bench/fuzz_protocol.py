@@ -1,5 +1,6 @@
-"""Fuzz `caravan uci` with seeded random and mutated lines and print what happened (the
-fuzzer of tests/protocol_fuzzer.py, which says how it works and what it checks).
+"""Fuzz `caravan uci` with seeded random and mutated lines and print what happened.
+
+The fuzzer is tests/protocol_fuzzer.py, which says how it works and what it checks.
 
     python bench/fuzz_protocol.py [LINES (default 10000)] [--seed S] [--chunk N]
 
@@ -17,7 +18,7 @@ from protocol_fuzzer import FINDINGS, fuzz  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("lines", type=int, nargs="?", default=10_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--chunk", type=int, default=40, help="lines between synchronisations")

@@ -62,7 +62,7 @@ def registry_round(x: float) -> int:
 
 
 def main(argv: List[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="", help="games, comma-separated (default: all)")
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--positions", type=int, default=4)

@@ -34,7 +34,7 @@ def one_duel(job: tuple) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--first-seed", type=int, default=0, help="first k (deal seed 7000 + k)")
     ap.add_argument("--iterations", type=int, default=4000)

@@ -76,7 +76,7 @@ class PriorAgent(FreshAgent):
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("game")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--prior", choices=("heuristic", "policy"), default="heuristic")

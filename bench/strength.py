@@ -370,7 +370,7 @@ def non_negative_int(text: str) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     t = sub.add_parser("table", help="the rows of docs/strength.md")
     t.add_argument("--games", type=int, default=None,

@@ -128,7 +128,7 @@ def summarise(game: str, players: int, iterations: int, rows: List[dict], second
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("game")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=3000)
