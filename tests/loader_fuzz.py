@@ -3,8 +3,9 @@
 The parent (`run_campaign`) deals games, plays them at random, takes full states and seat
 views along the way, mutates them (seeded) and streams the mutants to a child process running
 `python tests/loader_fuzz.py`. The child loads each one; a mutant it accepts must be a playable
-position: `check_invariants` passes, there is a legal move unless the game is over, a short
-search returns, and random moves to the end keep the invariants. A child that dies (a crash
+position: `check_invariants` passes, every seat's determinization keeps what the seat knows,
+there is a legal move unless the game is over, a short search returns, and random moves to the
+end keep the invariants. A child that dies (a crash
 in C) or stops answering (a hang) is a finding: the parent saves the input and reports it.
 """
 from __future__ import annotations
@@ -130,8 +131,10 @@ def as_given(written: Any, given: Any, optional: frozenset) -> Any:
 def check_accepted(state: Any, rng: random.Random, kind: str, data: dict) -> None:
     """An accepted position must be what it was given as and playable: it writes back the
     input (sets in any order, derived fields left out where the input left them out), a full
-    state loads again unchanged; invariants, a legal move unless over, a search that
-    returns, and random moves to the end that keep the invariants."""
+    state loads again unchanged; invariants, a determinization for every seat that the seat
+    cannot tell from it (engine.conformance), a legal move unless over, a search that returns,
+    and random moves to the end that keep the invariants."""
+    from engine.conformance import check_samples_keep_the_observers_knowledge
     from search.ismcts import search
 
     cls = type(state)
@@ -143,6 +146,7 @@ def check_accepted(state: Any, rng: random.Random, kind: str, data: dict) -> Non
         assert cls.from_json(state.to_json()).to_json() == state.to_json(), \
             "accepted, but its own JSON loads into another state"
     state.check_invariants()
+    check_samples_keep_the_observers_knowledge(state, 1, "mover")
     if state.is_terminal():
         return
     legal = state.legal_moves()
