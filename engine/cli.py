@@ -9,7 +9,8 @@ from typing import List, Optional, Sequence
 from engine.registry import GAMES, all_options, game_info, new_game
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
-from search.config import DEFAULT_BUDGET, DEFAULT_SECONDS, game_config
+from search.config import (DEFAULT_BUDGET, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
+                           MAX_WORKERS, check_workers, game_config)
 from search.extras import MissingExtra
 from search.match import agent_seed, play_game
 
@@ -26,15 +27,23 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+def int_in(low: int, high: Optional[int] = None):
+    """An argparse type: an integer from `low` to `high` (no upper bound when None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,}, not {value}")
+        return value
+    return parse
+
+
+positive_int = int_in(1)
 
 
 def number_in(low: float, high: float, unit: str = "", above_low: bool = False):
@@ -54,7 +63,9 @@ def number_in(low: float, high: float, unit: str = "", above_low: bool = False):
     return parse
 
 
-seconds = number_in(0, 86400, "seconds", above_low=True)
+seconds = number_in(0, MAX_SECONDS, "seconds", above_low=True)
+iterations = int_in(1, MAX_ITERATIONS)
+workers = int_in(1, MAX_WORKERS)
 weight = number_in(0, 1)
 
 
@@ -70,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "ismcts:iterations=2000,c=0.7,random,random (default: ismcts, then random)")
     m.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
     m.add_argument("--quiet", action="store_true", help="print only the final score table")
-    m.add_argument("--workers", type=positive_int, default=1,
+    m.add_argument("--workers", type=workers, default=1,
                    help="search workers for ismcts agents (more than 1 runs on Ray)")
     m.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     for key, help_text in all_options().items():
@@ -90,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--games", type=positive_int, default=100, help="games to play (rounded up to whole "
                    "duplicate deals; default 100)")
     a.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
-    a.add_argument("--workers", type=positive_int, default=1, help="parallel workers (default 1: in process)")
+    a.add_argument("--workers", type=workers, default=1, help="parallel workers (default 1: in process)")
     a.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     a.add_argument("--out", default=None, help="directory for game records, summary and plots "
                    "(created; checked before the first game)")
@@ -112,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--moves", default="", help="moves played since the deal, space-separated")
     h.add_argument("--view", default=None,
                    help="the position as one seat knows it: a JSON file, or JSON text")
-    h.add_argument("--iterations", type=positive_int, default=None,
+    h.add_argument("--iterations", type=iterations, default=None,
                    help="search iterations (a reproducible budget; with --seconds, whichever "
                         "ends first)")
     h.add_argument("--seconds", "--time", dest="seconds", type=seconds, default=None,
@@ -125,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--score-weight", type=weight, default=None,
                    help="share of the search reward that is the score margin, 0-1 "
                         "(default: the game's, see `caravan games`)")
-    h.add_argument("--workers", type=positive_int, default=1, help="search workers (more than 1: Ray)")
+    h.add_argument("--workers", type=workers, default=1, help="search workers (more than 1: Ray)")
     h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     return parser
 
@@ -165,8 +176,7 @@ def cmd_match(args: argparse.Namespace, out) -> int:
     specs = resolve_seats(args.game, args.players, args.agents)
     options = game_options(info, args)
     new_game(info.name, len(specs), args.seed, **options)   # bad options: refused before any output
-    if args.workers < 1:
-        raise ValueError("--workers must be at least 1")
+    check_workers(args.workers)
     if args.address:
         os.environ["RAY_ADDRESS"] = args.address
     if args.workers > 1 or args.address:
@@ -315,8 +325,7 @@ def cmd_arena(args: argparse.Namespace, out) -> int:
 def _arena_runner(args, game: str, players: int, options: dict):
     """How the arena's games are played: in process, or as parallel tasks (--workers/--address)."""
     address = args.address or os.environ.get("RAY_ADDRESS")
-    if args.workers < 1:
-        raise ValueError("--workers must be at least 1")
+    check_workers(args.workers)
     if args.workers == 1 and not address:
         return lambda specs: None
     from search.arena_ray import RayArenaRunner

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, TextIO, Tuple
 from cext.core import GameCore
 from engine.registry import GameInfo, game_info, new_game
 from search.agents import Agent, parse_agent_list
-from search.config import DEFAULT_SECONDS, Budget
+from search.config import DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, Budget
 from search.match import agent_seed
 
 HELP = """commands:
@@ -138,10 +138,11 @@ def hint_budget(iterations: Optional[int], seconds: float = DEFAULT_SECONDS) -> 
     """The budget of the `hint` command: `iterations` when given (reproducible), else
     `seconds` of search; ValueError for a limit that is not positive."""
     if iterations is not None:
-        if not isinstance(iterations, int) or iterations < 1:
-            raise ValueError(f"--hint-iterations must be a positive integer, not {iterations}")
+        if not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
+            raise ValueError(f"--hint-iterations must be from 1 to {MAX_ITERATIONS:,}, "
+                             f"not {iterations}")
         return Budget(iterations=iterations)
-    if not 0 < seconds <= 86400:
+    if not 0 < seconds <= MAX_SECONDS:
         raise ValueError(f"--hint-seconds must be above 0 (and at most a day), not {seconds}")
     return Budget(seconds=seconds)
 

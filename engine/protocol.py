@@ -20,8 +20,8 @@ from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
-from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, Budget, SearchConfig,
-                           game_config, reproducible_budget)
+from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
+                           Budget, SearchConfig, game_config, reproducible_budget)
 from search.parallel import require_ray, search_with_workers
 
 ENGINE_NAME = "Caravan 0.1.0"
@@ -30,8 +30,7 @@ MAX_LINE = 1_000_000          # longer input lines are refused (only the start i
 MAX_JSON = 100_000            # longer JSON in `position ... view` is refused (a view is < 3 kB)
 MAX_JSON_DEPTH = 32           # deeper JSON is refused (a view nests 4 levels)
 MAX_REASON = 500              # error reasons are cut to this many characters
-MAX_ITERATIONS = 1_000_000_000
-MAX_MOVETIME_MS = 86_400_000
+MAX_MOVETIME_MS = int(MAX_SECONDS * 1000)
 MAX_HINT_MOVES = 4096
 # Root-parallel workers: beyond a few per core they only time-share the cores (and each is
 # a Ray process of its own), so the cap is 4 per core of this machine.

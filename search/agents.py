@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence
 
 from cext.core import GameCore
-from search.config import (DEFAULT_SECONDS, OPPONENTS, PLAYOUTS, Budget, SearchConfig,
-                           game_config, reproducible_budget)
+from search.config import (DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, OPPONENTS,
+                           PLAYOUTS, Budget, SearchConfig, game_config, reproducible_budget)
 from search.ismcts import search
 from search.parallel import SearchSession, search_with_workers
 
@@ -518,13 +518,17 @@ def _yes_no(text: str) -> bool:
     return value
 
 
-def _positive_int(v: object) -> bool:
-    return isinstance(v, int) and v > 0
+def _iterations(v: object) -> bool:
+    return isinstance(v, int) and 0 < v <= MAX_ITERATIONS
+
+
+def _seconds(v: float) -> bool:
+    return 0 < v <= MAX_SECONDS
 
 
 _ISMCTS_OPTIONS: Dict[str, _Option] = {
-    "iterations": _Option(int, _positive_int, "a positive integer"),
-    "seconds": _Option(float, lambda v: 0 < v <= 86400, "seconds, > 0"),
+    "iterations": _Option(int, _iterations, f"an integer from 1 to {MAX_ITERATIONS:,}"),
+    "seconds": _Option(float, _seconds, f"seconds, > 0 and at most {MAX_SECONDS:,.0f}"),
     "c": _Option(float, lambda v: 0 <= v <= 100, "a number between 0 and 100"),
     "mode": _Option(str, lambda v: v in ("so", "mo"), "so or mo"),
     "max_nodes": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 50_000_000,
@@ -539,8 +543,8 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
                          "game's playout policy)"),
     "reuse": _Option(_yes_no, lambda v: isinstance(v, bool),
                      "yes or no (keep the search tree from one decision to the next)"),
-    "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 1024,
-                       "an integer between 1 and 1024 (more than 1 searches on Ray)"),
+    "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= MAX_WORKERS,
+                       f"an integer between 1 and {MAX_WORKERS} (more than 1 searches on Ray)"),
 }
 
 
@@ -593,7 +597,7 @@ AGENT_KINDS = {
                                                  "an integer between 1 and 10,000")),
     "cheat": _BUDGET_OPTIONS,
     "cmd": dict({k: _ISMCTS_OPTIONS[k] for k in ("iterations", "seconds")},
-                timeout=_Option(float, lambda v: 0 < v <= 86400,
+                timeout=_Option(float, _seconds,
                                 "seconds, > 0 (how long the engine may take to answer)")),
 }
 

@@ -36,6 +36,14 @@ MODES = ("so", "mo", "full")
 PLAYOUTS = ("policy", "random")
 OPPONENTS = ("search", "policy")
 MOST_NODES = 50_000_000
+# The longest search any front door accepts: a day of wall time, a billion iterations (about
+# three hours of the fastest game on one core). A budget above them is a typo or a disguised
+# "no limit" (inf), which is said by giving no limit and a way to stop.
+MAX_SECONDS = 86_400.0
+MAX_ITERATIONS = 1_000_000_000
+# More search workers than any machine or cluster Caravan runs on: a larger count is a typo
+# that would ask Ray for that many processes.
+MAX_WORKERS = 1_024
 
 
 def _is_number(value: object) -> bool:
@@ -118,13 +126,14 @@ class Budget:
     until it is stopped (search.ismcts.search refuses that unless it is given a `stop`)."""
 
     iterations: int = 0
-    """Stop after this many iterations (playouts from the root). With an iteration limit
+    """Stop after this many iterations (playouts from the root), at most MAX_ITERATIONS. With an iteration limit
     alone a search is reproducible: the same position, configuration and seed give the same
     result. Spread over parallel workers, it is the total, shared out among them."""
 
     seconds: float = 0.0
-    """Stop after this much wall time, in seconds, checked between short chunks of
-    iterations (about 20 ms each). With parallel workers it holds for each of them."""
+    """Stop after this much wall time, in seconds (at most MAX_SECONDS), checked between
+    short chunks of iterations (about 20 ms each). With parallel workers it holds for each of
+    them."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.iterations, int) or isinstance(self.iterations, bool) \
@@ -133,6 +142,10 @@ class Budget:
                              f"{self.iterations!r} and {self.seconds!r}")
         if self.iterations < 0 or self.seconds < 0:
             raise ValueError("budgets must be positive")
+        if self.iterations > MAX_ITERATIONS or self.seconds > MAX_SECONDS:
+            raise ValueError(f"a budget is at most {MAX_ITERATIONS:,} iterations and "
+                             f"{MAX_SECONDS:,.0f} seconds (a day); for a search until stopped, "
+                             "give no limit and a stop")
         object.__setattr__(self, "seconds", float(self.seconds))
 
     @property
@@ -156,7 +169,7 @@ class Budget:
             unknown = set(budget) - {"iterations", "seconds"}
             if unknown:
                 raise ValueError(f"unknown budget keys {sorted(unknown)}")
-            b = Budget(int(budget.get("iterations", 0)), float(budget.get("seconds", 0.0)))
+            b = Budget(budget.get("iterations", 0), budget.get("seconds", 0.0))
         else:
             raise ValueError(f"bad budget {budget!r}")
         if b.unlimited:
@@ -169,6 +182,20 @@ DEFAULT_BUDGET = Budget(seconds=DEFAULT_SECONDS)
 BUDGET_FIELDS = ("iterations", "seconds")
 CONFIG_FIELDS = tuple(f.name for f in fields(SearchConfig))
 TUNED_FIELDS = ("c", "mode", "score_weight")     # the fields the registry sets per game
+
+
+def check_seed(seed: object) -> None:
+    """ValueError unless `seed` is an integer (not a bool, a float or a string): a search's
+    generator takes its value modulo 2**64."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"a search seed is an integer, not {seed!r}")
+
+
+def check_workers(workers: object) -> None:
+    """ValueError unless `workers` is a whole number of search workers, 1 to MAX_WORKERS."""
+    if isinstance(workers, bool) or not isinstance(workers, int) \
+            or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be an integer from 1 to {MAX_WORKERS:,}, not {workers!r}")
 
 
 def game_config(game: str, players: int, **changes: object) -> SearchConfig:

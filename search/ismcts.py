@@ -14,7 +14,7 @@ from typing import Callable, List, Optional, Union
 
 from cext.core import GameCore
 from cext.ismcts import Tree
-from search.config import Budget, SearchConfig, from_keywords
+from search.config import Budget, SearchConfig, check_seed, from_keywords
 
 # progress(iterations, nodes, seconds): how far a running search has come
 Progress = Callable[[int, int, float], None]
@@ -74,11 +74,17 @@ def new_tree(state: GameCore, player: int, config: SearchConfig, seed: int) -> T
 
 
 def check_search(state: GameCore, budget: Budget, player: Optional[int],
-                 stop: Optional[object]) -> int:
+                 stop: Optional[object], seed: Optional[object]) -> int:
     """The searching player (the one to move, unless `player` says otherwise and is wrong:
-    ValueError); ValueError too for a budget without a limit and no `stop` to end it."""
+    ValueError); ValueError too for a budget without a limit and no `stop` to end it, a
+    `stop` without is_set() and a seed that is not an integer (None: the caller derives
+    one)."""
+    if stop is not None and not callable(getattr(stop, "is_set", None)):
+        raise ValueError(f"stop must be a threading.Event (anything with is_set()), not {stop!r}")
     if budget.unlimited and stop is None:
         raise ValueError("give a budget: iterations > 0 or seconds > 0")
+    if seed is not None:
+        check_seed(seed)
     to_move = state.to_move
     if player is not None and player != to_move:
         raise ValueError(f"player {player} is not to move (player {to_move} is)")
@@ -145,7 +151,7 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
     first.
     """
     budget, config = from_keywords(budget, config, fields, "search", state)
-    player = check_search(state, budget, player, stop)
+    player = check_search(state, budget, player, stop, seed)
     tree = new_tree(state, player, config, seed)
     elapsed = run_tree(tree, budget, stop, progress, progress_every)
     return collect(state, tree, elapsed)
@@ -168,6 +174,7 @@ class Searcher:
 
     def __init__(self, config: Optional[SearchConfig] = None, seed: int = 0,
                  player: Optional[int] = None) -> None:
+        check_seed(seed)
         self.config = config
         self.seed = seed
         self.player = player
@@ -182,7 +189,7 @@ class Searcher:
                progress_every: float = 1.0) -> SearchResult:
         """As search.ismcts.search, on the kept tree when it holds the position."""
         budget, config = from_keywords(budget, config or self.config, {}, "search", state)
-        player = check_search(state, budget, self.player, stop)
+        player = check_search(state, budget, self.player, stop, seed)
         self.searches += 1
         if seed is None:
             seed = self.seed * 1_000_003 + self.searches

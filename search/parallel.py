@@ -28,12 +28,19 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Union
 
 from cext.core import GameCore
-from search.config import Budget, SearchConfig, from_keywords
+from search.config import Budget, SearchConfig, check_workers, from_keywords
 from search.extras import require
 from search.ismcts import (MoveStats, Progress, SearchResult, Searcher, check_search, new_tree,
                            run_tree, search)
 
 MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
+
+def check_address(address: object) -> None:
+    """ValueError unless `address` is None or a string (a Ray address; empty: none)."""
+    if address is not None and not isinstance(address, str):
+        raise ValueError(f"a Ray address is a string such as 'auto' or 'host:6379', "
+                         f"not {address!r}")
+
 
 def require_ray():
     """The ray module, or MissingExtra: one line that says how to install it."""
@@ -129,8 +136,8 @@ class ParallelSearch:
     """Root-parallel ISMCTS over `workers` Ray actors, reused from search to search."""
 
     def __init__(self, workers: int, address: Optional[str] = None) -> None:
-        if workers < 1:
-            raise ValueError("workers must be at least 1")
+        check_workers(workers)
+        check_address(address)
         self.ray = ensure_ray(workers, address)
         self.workers = workers
         # no CPU reserved: a pool must never block the arena's game tasks (or another pool)
@@ -175,7 +182,7 @@ class ParallelSearch:
         if merge not in ("sum", "vote"):
             raise ValueError("merge is 'sum' or 'vote'")
         budget, config = from_keywords(budget, config, fields, "search", state)
-        player = check_search(state, budget, player, stop)
+        player = check_search(state, budget, player, stop, seed)
         if state.is_terminal():
             raise ValueError("the game is over: nothing to search")
         self.replace_dead()
@@ -296,8 +303,8 @@ def search_with_workers(state: GameCore, budget: Union[Budget, int, float, None]
     """search.ismcts.search on `workers` processes: with one (and no Ray `address`) in this
     process, without Ray; with more, root-parallel on the shared pool of Ray actors (see
     ParallelSearch.search: its result also says which workers failed; no progress calls)."""
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError("workers must be a positive integer")
+    check_workers(workers)
+    check_address(address)
     if workers == 1 and not address:
         return search(state, budget, config, seed=seed, stop=stop, progress=progress,
                       progress_every=progress_every)
@@ -316,8 +323,8 @@ class SearchSession:
     """
 
     def __init__(self, workers: int = 1, address: Optional[str] = None) -> None:
-        if not isinstance(workers, int) or workers < 1:
-            raise ValueError("workers must be a positive integer")
+        check_workers(workers)
+        check_address(address)
         self.workers, self.address = workers, address
         self.id = uuid.uuid4().hex
         self.local: Optional[Searcher] = Searcher() if workers == 1 and not address else None

@@ -76,7 +76,7 @@ def suggest(position: Union[GameCore, dict, str],
     expected final score. `workers` > 1 (or a Ray `address`) runs a root-parallel search on
     Ray (the iteration budget is shared out among the workers; a time budget holds for each).
     """
-    if not isinstance(top_k, int) or top_k < 1:
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")
     state = load_position(position)
     budget, config = from_keywords(DEFAULT_BUDGET if budget is None else Budget.of(budget),

@@ -59,6 +59,11 @@ hint khiva --time inf
 hint khiva --time -1
 hint khiva --players 0
 hint khiva --iterations 0
+hint khiva --iterations 99999999999999999999
+hint khiva --workers 100000
+match khiva --players 2 --agents ismcts:iterations=99999999999999999999,random
+match khiva --players 2 --agents ismcts:seconds=1e9,random
+play khiva --hint-iterations 10000000000
 hint khiva --score-weight nan
 hint khiva --moves play-W9-give-W1
 arena khiva --players 0 --agents random,random

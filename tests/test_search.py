@@ -5,6 +5,7 @@ import pytest
 from engine.games.khiva import Khiva
 from khiva_support import position
 from search import Budget, SearchConfig, search
+from search.ismcts import Searcher
 from search.agents import IsmctsAgent, RandomAgent
 from search.match import play_game
 from game_support import advance, stats_of
@@ -93,10 +94,25 @@ def test_a_time_budget_is_respected():
     lambda g: search(g, Budget(10), SearchConfig(c=-1)),
     lambda g: search(g, Budget(10), player=1),
     lambda g: search(g, Budget(10), SearchConfig(max_nodes=0)),
-], ids=["no limit", "negative", "mode", "c", "player", "max_nodes"])
+    lambda g: search(g, Budget(10), seed=1.5),
+    lambda g: search(g, Budget(10), seed="7"),
+    lambda g: search(g, Budget(10), seed=True),
+    lambda g: search(g, Budget(10), stop=5),
+    lambda g: Searcher(seed=0.5),
+    lambda g: Searcher().search(g, Budget(10), seed="7"),
+], ids=["no limit", "negative", "mode", "c", "player", "max_nodes", "float seed", "str seed",
+        "bool seed", "stop without is_set", "Searcher float seed", "Searcher str seed"])
 def test_bad_search_arguments_are_refused(call):
     with pytest.raises(ValueError):
         call(Khiva(3, 1))
+
+
+def test_a_seed_counts_modulo_2_to_the_64():
+    """Any integer seeds a search (the agents derive large ones); only its value modulo
+    2**64 counts, so -1 and 2**64 - 1 search alike."""
+    g = Khiva(3, 1)
+    a, b = search(g, Budget(300), seed=-1), search(g, Budget(300), seed=2**64 - 1)
+    assert [(s.move, s.visits) for s in a.stats] == [(s.move, s.visits) for s in b.stats]
 
 
 def test_searching_a_finished_game_is_refused():
@@ -135,6 +151,13 @@ def test_ismcts_beats_random_in_nine_of_ten_duels():
     (lambda: Budget(seconds=float("nan")), "a budget is a number of iterations and of seconds"),
     (lambda: Budget.of(0), "a budget needs iterations > 0 or seconds > 0"),
     (lambda: Budget.of({"depth": 3}), "unknown budget keys"),
+    # an infinite or absurd limit is "no limit" in disguise: it would search forever
+    (lambda: Budget(seconds=float("inf")), "at most 1,000,000,000 iterations and 86,400 seconds"),
+    (lambda: Budget.of(1e300), "at most 1,000,000,000 iterations and 86,400 seconds"),
+    (lambda: Budget.of(10**20), "at most 1,000,000,000 iterations and 86,400 seconds"),
+    (lambda: Budget.of({"iterations": "10"}), "a budget is a number of iterations and of seconds"),
+    (lambda: Budget.of({"iterations": 1.5}), "a budget is a number of iterations and of seconds"),
+    (lambda: Budget.of({"seconds": "inf"}), "a budget is a number of iterations and of seconds"),
 ])
 def test_a_bad_configuration_or_budget_is_refused_where_it_is_made(make, message):
     with pytest.raises(ValueError, match=message):

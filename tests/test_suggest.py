@@ -52,6 +52,24 @@ def test_bad_suggest_arguments_are_value_errors(position, budget, top_k):
         suggest(position, budget, top_k)
 
 
+@pytest.mark.parametrize("keywords,message", [
+    (dict(budget=float("inf")), "a budget is at most"),       # searched forever before
+    (dict(budget=10**12), "a budget is at most"),
+    (dict(top_k=True), "top_k must be a positive integer"),
+    (dict(seed="a"), "a search seed is an integer"),
+    (dict(seed=1.5), "a search seed is an integer"),
+    (dict(workers=True), "workers must be an integer from 1 to 1,024"),
+    (dict(workers=10**9), "workers must be an integer from 1 to 1,024"),
+    (dict(address=5), "a Ray address is a string"),
+    (dict(stop=5), "stop must be a threading.Event"),
+])
+def test_bad_suggest_keywords_are_clear_value_errors(keywords, message):
+    """Each refused before any search starts (or any Ray import), with a message that names it."""
+    keywords = {"budget": 50, **keywords}
+    with pytest.raises(ValueError, match=message):
+        suggest(new_game("khiva", 3, 1), **keywords)
+
+
 def hint(*args):
     return subprocess.run([sys.executable, "-m", "engine.cli", "hint", *args],
                           capture_output=True, text=True, timeout=120, cwd=tempfile.gettempdir())
