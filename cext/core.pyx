@@ -6,6 +6,7 @@ line, the agents, the tests) uses the checked methods below, which never leave a
 half-changed: an illegal move raises ValueError before anything is touched.
 """
 cimport cython
+import operator
 from libc.string cimport memcpy, memset
 from cext.bits cimport win_shares
 from cext.rng cimport Rng, rng_seed, rng_below
@@ -70,7 +71,20 @@ def check_contract(cls) -> None:
 
 
 cdef void seed_from_python(Rng* rng, seed) except *:
-    rng_seed(rng, <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF))
+    """Seed `rng` from a Python integer (any size: its value modulo 2**64 counts); ValueError
+    for a bool, a float, a string or anything else that is not an integer."""
+    rng_seed(rng, <uint64_t>(check_int(seed, "a seed") & 0xFFFFFFFFFFFFFFFF))
+
+
+def check_int(value, str what):
+    """`value` as an int (numpy integers too); ValueError naming `what` for a bool, a float, a
+    string or anything else: a caller's 1.5 or True is a mistake, not a number to round."""
+    if isinstance(value, bool):
+        raise ValueError(f"{what} is an integer, not {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{what} is an integer, not {value!r}") from None
 
 
 class IllegalMoveError(ValueError):
@@ -217,14 +231,17 @@ cdef class GameCore:
                 played += 1
         return played
 
-    def playout_choices(self, seed, int count=1) -> list:
-        """The moves the search's playouts would take here in `count` draws from one Rng
-        seeded by `seed` (a test and inspection aid; [] when the game is over)."""
+    def playout_choices(self, seed, count=1) -> list:
+        """The moves the search's playouts would take here in `count` (0 to 1,000,000) draws
+        from one Rng seeded by `seed` (a test and inspection aid; [] when the game is over)."""
         cdef Rng r
         cdef int i
+        count = check_int(count, "count")
+        if not 0 <= count <= 1_000_000:
+            raise ValueError(f"count must be between 0 and 1,000,000, not {count}")
+        seed_from_python(&r, seed)
         if self.current() < 0:
             return []
-        seed_from_python(&r, seed)
         return [self.playout_move(&r) for i in range(count)]
 
     def played_out(self, seed, bint policy=True, bint own_loop=True) -> "GameCore":
@@ -359,9 +376,10 @@ cdef class GameCore:
         self.get_rewards(out)
         return [out[i] for i in range(self.n_players)]
 
-    def info_key(self, int player, int observer=-1, str mode not None="so") -> int:
-        """The search's node key for `player` deciding in a search run for `observer`."""
-        if observer < 0:
+    def info_key(self, player, observer=None, str mode not None="so") -> int:
+        """The search's node key for `player` deciding in a search run for `observer` (None:
+        the player itself)."""
+        if observer is None or (isinstance(observer, int) and observer == -1):
             observer = player
         self._check_player(player)
         self._check_player(observer)
@@ -369,10 +387,11 @@ cdef class GameCore:
             raise ValueError(f"unknown key mode {mode!r} (so or mo)")
         return self.node_key(player, observer, KEY_MODES[mode])
 
-    def perft(self, int depth) -> int:
+    def perft(self, depth) -> int:
         """The number of move sequences of `depth` moves from here (a line that ends the game
         sooner counts once). Chance is part of each move, so the count is a fixed number per
         position: a check of the move generator, as chess engines use perft."""
+        depth = check_int(depth, "perft depth")
         if not 0 <= depth <= 12:
             raise ValueError(f"perft depth must be between 0 and 12, not {depth}")
         return self._perft(depth)
@@ -399,7 +418,7 @@ cdef class GameCore:
         checks that the information keys then come out the same."""
         self.set_tracking(TRACK_KEYS)
 
-    def determinized(self, int observer, seed: int) -> "GameCore":
+    def determinized(self, observer, seed) -> "GameCore":
         """A copy in which everything `observer` cannot see is resampled from `seed`."""
         self._check_player(observer)
         cdef Rng rng
@@ -420,9 +439,13 @@ cdef class GameCore:
         self.seed = seed
         return seed
 
-    def _check_player(self, int p):
+    def _check_player(self, p) -> int:
+        """`p` if it is a seat of this game; ValueError otherwise (a bool, a float or a string
+        is not a seat)."""
+        p = check_int(p, f"a player (a seat 0..{self.n_players - 1})")
         if not 0 <= p < self.n_players:
             raise ValueError(f"player {p} out of range 0..{self.n_players - 1}")
+        return p
 
     def move_to_text(self, int move) -> str:
         return str(move)

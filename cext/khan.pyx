@@ -881,7 +881,7 @@ cdef class KhanOfKhansCore(GameCore):
         cdef KhanState* s = &self.s
         return (<long long>self.score(p) * 100 + s.kept[p] + s.recv[p]) * 100 + self.raid_cards(p)
 
-    def tiebreaks(self, int p) -> tuple:
+    def tiebreaks(self, p) -> tuple:
         """(score, Waha's Blessings owned, raid cards) of player p: the ranking key."""
         self._check_player(p)
         return (self.score(p), self.s.kept[p] + self.s.recv[p], self.raid_cards(p))

@@ -2361,7 +2361,7 @@ cdef class KilimCore(GameCore):
         """Points, then the largest Kilim (cells woven: fewer than 1,000)."""
         return <long long>self.points[p] * 1000 + self.s.k[p].n_cells
 
-    def score_lines(self, int p) -> dict:
+    def score_lines(self, p) -> dict:
         """The rulebook's score lines for player p."""
         self._check_player(p)
         cdef int largest[N_TYPES]
@@ -2371,19 +2371,19 @@ cdef class KilimCore(GameCore):
         return {"rectangle": parts[0], "types": parts[1], "adjacent": parts[2],
                 "largest_group": self.bonus[p], "torn": parts[3], "total": self.points[p]}
 
-    def largest_groups(self, int p) -> list:
+    def largest_groups(self, p) -> list:
         """The size of p's largest group of each pattern type A-E."""
         self._check_player(p)
         cdef int largest[N_TYPES]
         self.kilim_score(p, largest, NULL)
         return [largest[t] for t in range(N_TYPES)]
 
-    def kilim_size(self, int p) -> int:
+    def kilim_size(self, p) -> int:
         """The cells woven in p's Kilim (the tie-break)."""
         self._check_player(p)
         return self.s.k[p].n_cells
 
-    def kilim_extent(self, int p) -> tuple:
+    def kilim_extent(self, p) -> tuple:
         """(rows, columns) of p's Kilim's bounding box, (0, 0) while it is empty: the size of
         `kilim_rows(p)` without building it."""
         self._check_player(p)

@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass, fields
 from typing import Optional, Tuple, Union
 
+from cext.core import check_int
+
 DEFAULT_C = 0.7
 # A second of search makes 25,000 to 170,000 nodes (docs/strength.md), and a reused tree keeps
 # what lies below the new root: room for several seconds. 24 bytes a node, allocated up front
@@ -186,9 +188,9 @@ TUNED_FIELDS = ("c", "mode", "score_weight")     # the fields the registry sets 
 
 def check_seed(seed: object) -> None:
     """ValueError unless `seed` is an integer (not a bool, a float or a string): a search's
-    generator takes its value modulo 2**64."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"a search seed is an integer, not {seed!r}")
+    generator takes its value modulo 2**64 (cext.core.seed_from_python, which checks the
+    same: this check only says it before a search is set up)."""
+    check_int(seed, "a search seed")
 
 
 def check_workers(workers: object) -> None:

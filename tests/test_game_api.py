@@ -31,3 +31,58 @@ def test_the_base_type_is_no_game():
     from cext.core import GameCore
     with pytest.raises(TypeError, match="is no game"):
         GameCore()
+
+
+GAMES_AT_3 = ["khan", "khiva", "kilim", "taschkent"]
+# A seat, a seed, a depth or a count given as a bool, a float or a string is a caller's
+# mistake: before, True read as seat 1, 1.5 as 1, and "a" raised an int() TypeError.
+NOT_A_SEAT = [True, 1.0, "0", None, -1, 3]
+BAD_CALLS = {
+    "to_json": lambda g, x: g.to_json(view=x),
+    "render": lambda g, x: g.render(x),
+    "determinized": lambda g, x: g.determinized(x, 1),
+    "info_key": lambda g, x: g.info_key(x),
+    "observation_tensor": lambda g, x: g.observation_tensor(x),
+}
+
+
+@pytest.mark.parametrize("game", GAMES_AT_3)
+@pytest.mark.parametrize("call", sorted(BAD_CALLS))
+def test_a_seat_that_is_no_seat_is_a_value_error(game, call):
+    from engine.registry import new_game
+
+    g = new_game(game, 3, 1)
+    before = g.to_json()
+    for bad in NOT_A_SEAT:
+        if bad is None and call in ("to_json", "render"):
+            continue                                    # None: the spectator's view
+        with pytest.raises(ValueError, match="player|seat"):
+            BAD_CALLS[call](g, bad)
+    assert g.to_json() == before
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda g: g.determinized(0, 1.5), "a seed is an integer"),
+    (lambda g: g.determinized(0, "7"), "a seed is an integer"),
+    (lambda g: g.determinized(0, True), "a seed is an integer"),
+    (lambda g: g.played_out("a"), "a seed is an integer"),
+    (lambda g: g.playout_choices(1, -1), "count must be between 0 and 1,000,000"),
+    (lambda g: g.playout_choices(1, 10**12), "count must be between 0 and 1,000,000"),
+    (lambda g: g.perft(1.5), "perft depth is an integer"),
+    (lambda g: g.perft(13), "perft depth must be between 0 and 12"),
+])
+def test_seeds_depths_and_counts_are_integers_in_range(call, message):
+    from engine.registry import new_game
+
+    with pytest.raises(ValueError, match=message):
+        call(new_game("khiva", 3, 1))
+
+
+def test_numpy_integers_serve_as_seats_and_seeds():
+    import numpy as np
+
+    from engine.registry import new_game
+
+    g = new_game("kilim", 3, 1)
+    assert g.determinized(np.int64(1), np.uint64(5)).to_json() == g.determinized(1, 5).to_json()
+    assert g.info_key(np.int32(2)) == g.info_key(2)

@@ -58,6 +58,7 @@ class CheckedGame:
         flat float32 numpy vector built from its view only; docs/ecosystem.md lists the fields."""
         from engine.observation import tensor
 
+        self._check_player(seat)             # a seat's tensor: None (a spectator) has none
         return tensor(self, seat, kind)
 
     def information_state_tensor(self, seat: int) -> Any:
