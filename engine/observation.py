@@ -33,7 +33,7 @@ from cext import khan as _khan
 from cext import khiva as _khiva
 from cext import kilim as _kilim
 from cext import taschkent as _tk
-from cext.core import make_move, move_arg, move_kind
+from cext.core import check_int, make_move, move_arg, move_kind
 
 GAMES = ("khiva", "khan", "kilim", "taschkent")
 PLAYER_COUNTS = {"khiva": (2, 3, 4, 5), "khan": (2, 3, 4, 5), "kilim": (2, 3, 4, 5),
@@ -779,8 +779,9 @@ class ActionMap:
         return got
 
     def move(self, action_id: int) -> int:
-        """The move (a Caravan move int) of `action_id` (ValueError if out of range)."""
-        action_id = int(action_id)
+        """The move (a Caravan move int) of `action_id` (ValueError if it is not an integer
+        (numpy ones count) or out of range: 1.5 or True is no action id)."""
+        action_id = check_int(action_id, "an action id")
         got = self._moves.get(action_id)
         if got is None:
             if not 0 <= action_id < self.size:

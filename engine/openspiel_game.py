@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional
 
 import pyspiel
 
+from cext.core import check_int
 from engine import observation as obs
 from engine.registry import GAMES, from_view, game_info, new_game
 
@@ -153,9 +154,10 @@ class CaravanState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         if self._core is None:
+            action = check_int(action, "a deal byte")
             if not 0 <= action < DEAL_OUTCOMES:
                 raise ValueError(f"a deal byte is 0..{DEAL_OUTCOMES - 1}, not {action}")
-            self._drawn.append(int(action))
+            self._drawn.append(action)
             if len(self._drawn) == DEAL_DRAWS:
                 seed = sum(b << (8 * i) for i, b in enumerate(self._drawn))
                 self._core = self.get_game().deal(seed)

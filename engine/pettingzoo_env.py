@@ -28,6 +28,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from cext.core import check_int
 from engine import observation as obs
 from engine.registry import from_view, game_info, new_game
 
@@ -79,13 +80,15 @@ class CaravanEnv(AECEnv):
         """A new game: Caravan's deal `seed`, or with no seed the next deal drawn from the
         generator the last seeded reset started (fresh entropy before any)."""
         if seed is not None:
-            self._seeds = np.random.default_rng(seed)
-            deal = int(seed)
+            deal = check_int(seed, "a seed")
+            state = new_game(self.game, self.players, deal, **self.options)  # 0 to 2**64 - 1
+            self._seeds = np.random.default_rng(deal)
         else:
             if self._seeds is None:
                 self._seeds = np.random.default_rng()
-            deal = int(self._seeds.integers(0, 2 ** 63 - 1))
-        self.state = new_game(self.game, self.players, deal, **self.options)
+            state = new_game(self.game, self.players, int(self._seeds.integers(0, 2 ** 63 - 1)),
+                             **self.options)
+        self.state = state
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -106,7 +109,7 @@ class CaravanEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self.state.apply(self.actions.move(int(action)))     # IllegalMoveError if illegal
+        self.state.apply(self.actions.move(action))     # ValueError if no action, or illegal
         self._cumulative_rewards[agent] = 0.0
         if self.state.is_terminal():
             for a, r in zip(self.possible_agents, self.state.rewards()):

@@ -92,6 +92,33 @@ def test_an_illegal_action_is_refused_and_changes_nothing():
     assert e.state.to_json() == before
 
 
+def test_an_action_that_is_no_integer_is_refused_and_changes_nothing():
+    """1.5 and True used to be rounded into action 1; a numpy integer (0-d too) is an action."""
+    e = env("khiva", players=3)
+    e.reset(seed=1)
+    before, agent = e.state.to_json(), e.agent_selection
+    for bad in (1.5, True, None, "3", np.array([1, 2])):
+        with pytest.raises(ValueError, match="an action id is an integer"):
+            e.step(bad)
+        assert e.state.to_json() == before and e.agent_selection == agent
+    legal = np.flatnonzero(e.observe(agent)["action_mask"])
+    e.step(np.array(legal[0]))
+    assert e.agent_selection != agent
+
+
+@pytest.mark.parametrize("seed,message", [
+    (1.5, "a seed is an integer"), ("a", "a seed is an integer"), (-1, "non-negative"),
+    (2**64, "from 0 to 2\\*\\*64 - 1"),
+])
+def test_a_bad_reset_seed_is_a_value_error_that_keeps_the_game(seed, message):
+    e = env("khiva", players=3)
+    e.reset(seed=4)
+    before = e.state.to_json()
+    with pytest.raises(ValueError, match=message):
+        e.reset(seed=seed)
+    assert e.state.to_json() == before
+
+
 def test_render_is_the_games_own_text():
     e = env("khan", players=3, render_mode="ansi")
     e.reset(seed=2)
