@@ -86,3 +86,16 @@ def test_numpy_integers_serve_as_seats_and_seeds():
     g = new_game("kilim", 3, 1)
     assert g.determinized(np.int64(1), np.uint64(5)).to_json() == g.determinized(1, 5).to_json()
     assert g.info_key(np.int32(2)) == g.info_key(2)
+
+
+@pytest.mark.parametrize("game", GAMES_AT_3)
+def test_move_to_text_names_any_integer_and_refuses_the_rest(game):
+    """An integer that is no move reads `?<n>`, however large (2**40 overflowed a C int);
+    None or 1.5 is a ValueError."""
+    from engine.registry import new_game
+
+    g = new_game(game, 3, 1)
+    assert g.move_to_text(2**40) == "?1099511627776" and g.move_to_text(-5) == "?-5"
+    for bad in (None, 1.5, "3"):
+        with pytest.raises(ValueError, match="a move is an integer"):
+            g.move_to_text(bad)

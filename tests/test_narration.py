@@ -478,3 +478,24 @@ def test_taschkent_the_final_blind_draw_is_told_to_both_seats():
             assert line in g.narrate(b, p, m, viewer=v)
         return
     pytest.skip("no 2-player game ended in a blind draw")
+
+
+@pytest.mark.parametrize("game", ["khan", "khiva", "kilim", "taschkent"])
+def test_narrate_refuses_arguments_that_are_not_a_move_of_this_game(game):
+    """Before, a wrong `before` failed inside the game's code (AttributeError on None) and a
+    viewer or player like True or 9 was read as a seat or indexed out of range."""
+    g = new_game(game, 3, 1)
+    before = g.clone()
+    move = g.legal_moves()[0]
+    g.apply(move)
+    other = new_game("khiva" if game != "khiva" else "kilim", 3, 1)
+    assert isinstance(g.narrate(before, 0, move), list)
+    for args, message in [((None, 0, move), "narrate needs `before`"),
+                          ((other, 0, move), "narrate needs `before`"),
+                          ((new_game(game, 4, 1), 0, move), "narrate needs `before`"),
+                          ((before, True, move), "is an integer"),
+                          ((before, 9, move), "out of range"),
+                          ((before, 0, None), "a move is an integer"),
+                          ((before, 0, move, 7), "out of range")]:
+        with pytest.raises(ValueError, match=message):
+            g.narrate(*args)

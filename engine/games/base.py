@@ -11,8 +11,14 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, FrozenSet, Optional, Tuple
 
+from cext.core import check_int
 from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
                                first_difference)
+
+
+def text_beyond_moves(move: int) -> Optional[str]:
+    """The text of an integer too large for any move (moves are 32-bit), else None."""
+    return None if -2**31 <= move < 2**31 else f"?{move}"
 
 
 def field_property(name: str, doc: str) -> property:
@@ -49,8 +55,21 @@ class CheckedGame:
         raise TypeError(f"{cls.__name__} belongs to no game module")
 
     def move_to_text(self, move: int) -> str:
-        """`move` in the game's notation (docs/views/<game>.md, Moves): its module's move_text."""
-        return self.codec().move_text(move)
+        """`move` in the game's notation (docs/views/<game>.md, Moves): its module's move_text
+        (ValueError for what is not an integer; an integer that is no move reads `?...`)."""
+        move = check_int(move, "a move")
+        return text_beyond_moves(move) or self.codec().move_text(move)
+
+    def _check_narration(self, before: Any, player: Any, move: Any, viewer: Any) -> None:
+        """narrate's arguments: `before` an earlier state of this same game (ValueError
+        otherwise), `player` a seat, `move` an integer, `viewer` None or a seat."""
+        if type(before) is not type(self) or before.n_players != self.n_players \
+                or before.event_count > self.event_count:
+            raise ValueError("narrate needs `before`, the state of this game before the move")
+        self._check_player(player)
+        if viewer is not None:
+            self._check_player(viewer)
+        check_int(move, "a move")
 
     # ------------------------------------------------------------ numpy (engine.observation)
     def observation_tensor(self, seat: int, kind: str = "observation") -> Any:

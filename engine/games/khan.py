@@ -288,6 +288,7 @@ class KhanOfKhans(CheckedGame, KhanOfKhansCore):
         GameCore.narrate). Before the end, a seat other than the Sable Nation is never told
         the value of a face-down Raid! card, so Sable's herd, corral and score show their
         face-up part and the number of face-down cards, as its view does (docs/views/khan.md)."""
+        self._check_narration(before, player, move, viewer)
         f = self._fields()
         entries = self.events(since=before.event_count)     # what this move logged
         sable = f["sable"]

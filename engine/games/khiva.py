@@ -313,6 +313,7 @@ class Khiva(CheckedGame, KhivaCore):
         """A turn's choices when they are revealed, then each camel move with its reward and
         compensation gems, then the scores when the turn is over (see GameCore.narrate). A
         seat's gift shows only to its giver and its receiver."""
+        self._check_narration(before, player, move, viewer)
         lines = []
         entries = self.events(since=before.event_count)
         if move_kind(move) == core.MV_CHOOSE:

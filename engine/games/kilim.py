@@ -18,9 +18,9 @@ from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from cext import kilim as core
-from cext.core import GameCore, move_arg, move_kind, stable_hash
+from cext.core import GameCore, check_int, move_arg, move_kind, stable_hash
 from cext.kilim import TORN_PER_GROUP_OF_PLAYERS, KilimCore
-from engine.games.base import CheckedGame, field_property
+from engine.games.base import CheckedGame, field_property, text_beyond_moves
 from engine.validation import IllegalPositionError, ViewError, fail, place_hidden
 
 PHASE_NAMES = ("card", "spy", "scrap-bid", "artisan-bid", "scrap-pick", "token-pick", "place",
@@ -557,9 +557,10 @@ class Kilim(CheckedGame, KilimCore):
     turn = field_property("turn", "Auctions begun before the current one.")
 
     def move_to_text(self, move: int) -> str:
-        """`move` in notation (docs/views/kilim.md, Moves)."""
+        """`move` in notation (docs/views/kilim.md, Moves); as the base's for what is no move."""
+        move = check_int(move, "a move")
         f = self._fields()
-        return move_text(move, f["pl_a"], f["pl_b"])
+        return text_beyond_moves(move) or move_text(move, f["pl_a"], f["pl_b"])
 
     # ------------------------------------------------------------ the Kilims
     def kilim_json(self, p: int, f: Optional[Dict[str, Any]] = None) -> Dict[str, list]:
@@ -778,6 +779,7 @@ class Kilim(CheckedGame, KilimCore):
         sees (docs/views/kilim.md): a card or Gold card chosen face down is told only as a
         choice until the reveal, and the scrap the Scrap Bag winner keeps only to that winner.
         The first move of a game also tells the first domino, which the deal revealed."""
+        self._check_narration(before, player, move, viewer)
         b = before._fields()
         lines = []
         if before.event_count == 1 and (b["day"], b["turn"], b["phase"], b["actor"]) == (

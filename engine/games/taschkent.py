@@ -464,6 +464,7 @@ class Taschkent(CheckedGame, TaschkentCore):
         No line names an action card in a hand (a draw is told as a draw). The end is told
         alike to everyone: the final count is open (every seat's Tugrik with its unplayed 3/5
         cards at 5, as every view of a finished game shows), so are who is out and who wins."""
+        self._check_narration(before, player, move, viewer)
         lines = [f"P{player} " + describe(before._fields(), self._fields(), player, move)]
         for kind, _, a, b, c in self.events(since=before.event_count):
             text = event_text(kind, a, b, c, self, viewer)
