@@ -637,6 +637,8 @@ def parse_agent(spec: str) -> AgentSpec:
     is accepted for it) and
     `timeout=S` (how long the engine may take to answer, default 60 s).
     """
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent spec is text such as 'ismcts:iterations=2000', not {spec!r}")
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip().lower()
     if kind not in AGENT_KINDS:
@@ -654,6 +656,8 @@ def parse_agent_list(text: str) -> List[AgentSpec]:
 
     `ismcts:iterations=2000,c=0.7,random` is two agents.
     """
+    if not isinstance(text, str):
+        raise ValueError(f"an agent list is text such as 'ismcts,random', not {text!r}")
     groups: List[str] = []
     for item in (x.strip() for x in text.split(",")):
         if not item:

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, TextIO
 
-from engine.registry import game_info
+from engine.registry import game_info, new_game
 from search.agents import Agent, close_agents, parse_agent
 from search.extras import require
 from search.match import play_game
@@ -53,11 +53,19 @@ class GameTask:
         return (arena_seed * 1_000_003 + self.number * 7_919 + seat * 104_729 + 1) % (2 ** 63)
 
 
+# The most games one match plays: weeks of play at the default budget. A larger count is a
+# typo, and its plan alone would fill the memory.
+MAX_GAMES = 1_000_000
+
+
 def plan(n_agents: int, players: int, games: int, seed: int, duplicate: bool = True
          ) -> List[GameTask]:
-    """The games of a match. With duplicate deals the count is rounded up to whole deals."""
-    if games < 1:
-        raise ValueError("--games must be at least 1")
+    """The games of a match. With duplicate deals the count is rounded up to whole deals.
+    ValueError for a count that is not 1 to MAX_GAMES or a seed that is not an integer >= 0."""
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be a whole number from 1 to {MAX_GAMES:,}, not {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"the arena's seed is an integer of at least 0, not {seed!r}")
     seatings = lineups(n_agents, players)
     tasks = []
     if duplicate:
@@ -264,6 +272,7 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
     """
     info = game_info(game)
     info.check_players(players)
+    check_arena_arguments(info.name, players, specs, options, out_dir, sprt, progress, duplicate)
     specs = check_specs(specs)
     if sprt is not None and len(specs) != 2:
         raise ValueError("--sprt compares exactly two agents")
@@ -300,6 +309,28 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
     if out_dir:
         write_summary(out_dir, result)
     return result
+
+
+def check_arena_arguments(game: str, players: int, specs: object, options: object,
+                          out_dir: object, sprt: object, progress: object,
+                          duplicate: object) -> None:
+    """run_arena's arguments have their types, and the game options deal a game (a deal
+    with them is made once here, so a bad option stops the match before its first game)."""
+    if isinstance(specs, str) or not isinstance(specs, (list, tuple)):
+        raise ValueError(f"specs is a list of agent specs such as ['ismcts', 'random'], "
+                         f"not {specs!r}")
+    if options is not None:
+        if not isinstance(options, dict):
+            raise ValueError(f"options is a dict of game options, not {options!r}")
+        new_game(game, players, 0, **options)
+    if out_dir is not None and not isinstance(out_dir, (str, os.PathLike)):
+        raise ValueError(f"out_dir is a folder's path, not {out_dir!r}")
+    if sprt is not None and not isinstance(sprt, Sprt):
+        raise ValueError(f"sprt is a search.stats.Sprt, not {sprt!r}")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress is a function (tally, total), not {progress!r}")
+    if not isinstance(duplicate, bool):
+        raise ValueError(f"duplicate is True or False, not {duplicate!r}")
 
 
 def check_specs(specs: Sequence[str]) -> List[str]:

@@ -290,3 +290,25 @@ def test_ctrl_c_stops_cleanly_and_reports():
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130
     assert "(interrupted)" in out and "win share" in out and "Traceback" not in err
+
+
+@pytest.mark.parametrize("change,message", [
+    (dict(games=10**15), "games must be a whole number from 1 to 1,000,000"),   # filled memory
+    (dict(games=True), "games must be a whole number"),
+    (dict(games=2.5), "games must be a whole number"),
+    (dict(seed=-1), "seed is an integer of at least 0"),
+    (dict(seed=1.5), "seed is an integer of at least 0"),
+    (dict(specs="random,random"), "specs is a list of agent specs"),
+    (dict(specs=[1, 2]), "an agent spec is text"),
+    (dict(options=5), "options is a dict"),
+    (dict(options={"x": 1}), "has no option 'x'"),
+    (dict(out_dir=5), "out_dir is a folder's path"),
+    (dict(sprt=5), "sprt is a search.stats.Sprt"),
+    (dict(progress=5), "progress is a function"),
+    (dict(duplicate="no"), "duplicate is True or False"),
+])
+def test_run_arena_refuses_bad_arguments_before_the_first_game(change, message):
+    arguments = dict(game="khiva", players=2, specs=["random", "random"], games=2, seed=0)
+    arguments.update(change)
+    with pytest.raises(ValueError, match=message):
+        run_arena(**arguments)

@@ -67,6 +67,7 @@ play khiva --hint-iterations 10000000000
 hint khiva --score-weight nan
 hint khiva --moves play-W9-give-W1
 arena khiva --players 0 --agents random,random
+arena khiva --players 2 --agents random,random --games 1000000000000000
 frobnicate
 """
 
