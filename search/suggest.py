@@ -1,13 +1,13 @@
 """The move-suggestion (hint) API: ranked moves with their statistics for one seat."""
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass, field
 from typing import List, Optional, Union
 
 from cext.core import GameCore
 from engine.registry import from_view
+from engine.validation import parse_json
 from search.config import DEFAULT_BUDGET, Budget, SearchConfig, from_keywords
 from search.ismcts import SearchResult
 from search.parallel import search_with_workers
@@ -49,10 +49,7 @@ def load_position(position: Union[GameCore, dict, str]) -> GameCore:
     if isinstance(position, GameCore):
         return position
     if isinstance(position, str):
-        try:
-            position = json.loads(position)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"the view is not valid JSON: {e.msg} at column {e.colno}") from None
+        position = parse_json(position, "view")   # bounded: too long or deep is a ViewError
     if isinstance(position, dict):
         return from_view(position)
     raise ValueError("a position is a game state, a view dict or a view in JSON")

@@ -100,3 +100,15 @@ def test_hint_command_from_a_view_file(tmp_path):
 def test_hint_usage_errors(args):
     r = hint(*args)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("text,message", [
+    ("[" * 200_000 + "]" * 200_000, "too long|nested too deeply"),   # was a RecursionError
+    ('{"game": NaN}', "not a JSON number"),
+    ("[]", "must be a JSON object"),
+])
+def test_a_view_in_json_is_bounded_like_every_loaders(text, message):
+    from engine.validation import ViewError
+
+    with pytest.raises(ViewError, match=message):
+        suggest(text, 50)
