@@ -253,7 +253,7 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
 def _hint_position(info, args: argparse.Namespace):
     """The position `caravan hint` is asked about: a seat's view, or a deal and its moves."""
     from engine.registry import from_view
-    from engine.validation import parse_json
+    from engine.validation import MAX_TEXT, parse_json
 
     if args.view is not None:
         if args.players is not None or args.moves:
@@ -262,9 +262,11 @@ def _hint_position(info, args: argparse.Namespace):
         if not text.lstrip().startswith("{"):
             try:
                 with open(text, encoding="utf-8") as f:
-                    text = f.read()
+                    text = f.read(MAX_TEXT + 1)      # enough to refuse a longer one
             except OSError as e:
                 raise ValueError(f"cannot read the view file {args.view}: {e.strerror}") from None
+            except UnicodeDecodeError:
+                raise ValueError(f"the view file {args.view} is not UTF-8 text") from None
         view = parse_json(text, "view")
         if view.get("game") != info.name:
             raise ValueError(f"the view is not a {info.title} view")

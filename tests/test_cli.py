@@ -61,6 +61,8 @@ hint khiva --players 0
 hint khiva --iterations 0
 hint khiva --iterations 99999999999999999999
 hint khiva --workers 100000
+hint khiva --view /dev/zero
+hint khiva --view /dev/urandom
 match khiva --players 2 --agents ismcts:iterations=99999999999999999999,random
 match khiva --players 2 --agents ismcts:seconds=1e9,random
 play khiva --hint-iterations 10000000000
