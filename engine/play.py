@@ -14,9 +14,13 @@ from typing import Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GameInfo, game_info, new_game
+from engine.validation import read_line
 from search.agents import Agent, parse_agent_list
 from search.config import DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, Budget
 from search.match import agent_seed
+
+# The longest input line read as a move or a command (a move is a few dozen characters).
+MAX_LINE = 10_000
 
 HELP = """commands:
   <number>      play the move with that number
@@ -194,7 +198,7 @@ def _pass_keyboard(seat: int, inp: TextIO, out: TextIO) -> None:
     """Hide the last player's hand before the next one sits down."""
     print("\n" * 40 + f"=== Pass the keyboard to P{seat}, then press Enter. ===", file=out,
           flush=True)
-    if not inp.readline():
+    if read_line(inp, MAX_LINE) is None:
         raise Quit("end of input: the game is left unfinished")
     print("\n" * 40, file=out)
 
@@ -205,11 +209,15 @@ def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint: Budget)
     while True:
         moves = table.state.legal_moves()
         print(f"P{seat}> ", end="", file=out, flush=True)
-        line = inp.readline()
-        if not line:
+        line = read_line(inp, MAX_LINE)
+        if line is None:
             raise Quit("end of input: the game is left unfinished")
+        if len(line) > MAX_LINE:
+            print(f"a line of more than {MAX_LINE:,} characters is no move or command; "
+                  "type help", file=out)
+            continue
         if not _interactive(inp):
-            print(line.rstrip("\n"), file=out)      # a transcript reads like a session
+            print(line, file=out)                   # a transcript reads like a session
         words = line.split()
         if not words:
             continue

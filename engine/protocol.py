@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
+from engine.validation import read_line
 from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
                            Budget, SearchConfig, game_config, reproducible_budget)
 from search.parallel import require_ray, search_with_workers
@@ -520,20 +521,6 @@ def candidate_fields(rank: int, stat) -> str:
             f"winprob {stat.win_probability:.4f} points {stat.expected_score:.2f}")
 
 
-def read_line(inp: TextIO) -> Optional[str]:
-    """The next input line without its end of line, None at the end of input. Of a line
-    longer than MAX_LINE only the first MAX_LINE + 1 characters are kept (and refused)."""
-    raw = inp.readline(MAX_LINE + 1)
-    if not raw:
-        return None
-    if len(raw) > MAX_LINE and not raw.endswith("\n"):
-        while True:                             # skip the rest of the line
-            more = inp.readline(MAX_LINE + 1)
-            if not more or more.endswith("\n"):
-                break
-    return raw.rstrip("\r\n")
-
-
 def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     """Run a protocol session until `quit` or the end of input.
 
@@ -551,7 +538,7 @@ def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
         number = 0
         try:
             while True:
-                line = read_line(inp)
+                line = read_line(inp, MAX_LINE)
                 if line is None:
                     break
                 number += 1

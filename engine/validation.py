@@ -17,7 +17,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, TextIO
 
 import jsonschema
 from referencing import Registry, Resource
@@ -53,6 +53,21 @@ def fail(path: Iterable[Any], message: str, error: type = ViewError) -> None:
 
 
 # ---------------------------------------------------------------- size and shape
+def read_line(inp: TextIO, limit: int) -> Optional[str]:
+    """The next input line without its end of line, None at the end of input. Of a line
+    longer than `limit` only the first limit + 1 characters are kept (so the caller can
+    refuse it) and the rest is skipped, never held in memory."""
+    raw = inp.readline(limit + 1)
+    if not raw:
+        return None
+    if len(raw) > limit and not raw.endswith("\n"):
+        while True:
+            more = inp.readline(limit + 1)
+            if not more or more.endswith("\n"):
+                break
+    return raw.rstrip("\r\n")
+
+
 def parse_json(text: Any, what: str = "position") -> Any:
     """Parse JSON text, refusing text that is too long or nested too deeply (ViewError)."""
     if not isinstance(text, str):

@@ -38,6 +38,16 @@ def test_commands_bad_input_hint_and_undo():
     assert out.rstrip().endswith("you left the game")
 
 
+def test_an_endless_line_is_refused_and_the_game_goes_on():
+    """A line far longer than any command is skipped unread (it was read whole into memory)."""
+    script = "x" * 5_000_000 + "\nmoves\nquit\n"
+    r = play("khiva", "--players", "3", "--agents", "random", "--seed", "5", script=script)
+    assert r.returncode == 0, r.stderr
+    assert "a line of more than 10,000 characters is no move or command" in r.stdout
+    assert "xxxxxxxxxx" not in r.stdout                         # not echoed into the transcript
+    assert r.stdout.rstrip().endswith("you left the game")
+
+
 def test_the_board_never_shows_another_seats_hand():
     r = play("khiva", "--players", "3", "--agents", "random", "--seed", "5", script="quit\n")
     out = r.stdout
