@@ -128,9 +128,10 @@ class Budget:
     until it is stopped (search.ismcts.search refuses that unless it is given a `stop`)."""
 
     iterations: int = 0
-    """Stop after this many iterations (playouts from the root), at most MAX_ITERATIONS. With an iteration limit
-    alone a search is reproducible: the same position, configuration and seed give the same
-    result. Spread over parallel workers, it is the total, shared out among them."""
+    """Stop after this many iterations (playouts from the root), at most MAX_ITERATIONS.
+    With an iteration limit alone a search is reproducible: the same position, configuration
+    and seed give the same result. Spread over parallel workers, it is the total, shared out
+    among them."""
 
     seconds: float = 0.0
     """Stop after this much wall time, in seconds (at most MAX_SECONDS), checked between
@@ -187,9 +188,8 @@ TUNED_FIELDS = ("c", "mode", "score_weight")     # the fields the registry sets 
 
 
 def check_seed(seed: object) -> None:
-    """ValueError unless `seed` is an integer (not a bool, a float or a string): a search's
-    generator takes its value modulo 2**64 (cext.core.seed_from_python, which checks the
-    same: this check only says it before a search is set up)."""
+    """ValueError unless `seed` is an integer (not a bool, a float or a string), before a
+    search is set up; the search's generator takes its value modulo 2**64."""
     check_int(seed, "a search seed")
 
 

@@ -35,6 +35,7 @@ from search.ismcts import (MoveStats, Progress, SearchResult, Searcher, check_se
 
 MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
 
+
 def check_address(address: object) -> None:
     """ValueError unless `address` is None or a string (a Ray address; empty: none)."""
     if address is not None and not isinstance(address, str):
