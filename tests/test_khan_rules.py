@@ -64,6 +64,17 @@ def test_bad_khans_are_refused(khans):
         KhanOfKhans(3, 0, khans=khans)
 
 
+@pytest.mark.parametrize("khans,message", [
+    (5, "khans: give names"),                          # a TypeError from list() before
+    ({"impala": 1, "bison": 2, "sable": 3}, "khans: give names"),   # its keys were read
+    (["x" * 100_000, "impala", "bison"], "unknown Khan 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx';"),
+])
+def test_khans_that_are_no_list_of_names_get_a_short_clear_error(khans, message):
+    with pytest.raises(ValueError) as e:
+        KhanOfKhans(3, 0, khans=khans)
+    assert message in str(e.value) and len(str(e.value)) < 200
+
+
 @pytest.mark.parametrize("players", [0, 1, 6])
 def test_bad_player_counts_are_refused(players):
     with pytest.raises(ValueError):

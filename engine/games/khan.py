@@ -77,10 +77,12 @@ def khan_numbers(khans: Any) -> List[int]:
     an unknown name (the core checks the count and that no Khan is dealt twice)."""
     if isinstance(khans, str):
         khans = khans.replace(",", " ").split()
+    if not isinstance(khans, (list, tuple)):
+        raise ValueError(f"khans: give names (e.g. impala,bison), not {type(khans).__name__}")
     out = []
-    for k in list(khans):
+    for k in khans:
         if not isinstance(k, str) or k.strip().lower() not in KHAN_KEYS:
-            raise ValueError(f"unknown Khan {k!r}; Khans: {', '.join(KHAN_KEYS)}")
+            raise ValueError(f"unknown Khan {str(k)[:40]!r}; Khans: {', '.join(KHAN_KEYS)}")
         out.append(KHAN_KEYS.index(k.strip().lower()))
     return out
 
