@@ -10,6 +10,7 @@ from engine.games.khan import KhanOfKhans
 from engine.games.khiva import Khiva
 from engine.games.kilim import Kilim
 from engine.games.taschkent import Taschkent
+from engine.validation import quoted
 
 
 @dataclass(frozen=True)
@@ -96,11 +97,14 @@ GAMES: Dict[str, GameInfo] = _register(Khiva, KhanOfKhans, Kilim, Taschkent)
 
 def game_info(name: str) -> GameInfo:
     """The registry entry for `name` (case-insensitive, aliases allowed); ValueError if unknown."""
+    if not isinstance(name, str):
+        raise ValueError(f"a game is named by text (one of {', '.join(sorted(GAMES))}), "
+                         f"not {quoted(name)}")
     key = name.strip().lower()
     for info in GAMES.values():
         if key == info.name or key in info.aliases:
             return info
-    raise ValueError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}")
+    raise ValueError(f"unknown game {quoted(name)}; known games: {', '.join(sorted(GAMES))}")
 
 
 def new_game(name: str, players: int | None = None, seed: int = 0, **options: Any) -> GameCore:
@@ -117,7 +121,7 @@ def new_game(name: str, players: int | None = None, seed: int = 0, **options: An
     for key in options:
         if key not in info.options:
             takes = ", ".join(info.options) or "none"
-            raise ValueError(f"{info.title} has no option {key!r} (options: {takes})")
+            raise ValueError(f"{info.title} has no option {quoted(key)} (options: {takes})")
     return info.cls(n, seed, **options)
 
 

@@ -47,6 +47,13 @@ def path_text(path: Iterable[Any]) -> str:
     return out or "(root)"
 
 
+def quoted(value: Any, limit: int = 40) -> str:
+    """`value` quoted for an error message, cut to `limit` characters (with ... after): a
+    caller's text is echoed, never at any length."""
+    text = value if isinstance(value, str) else repr(value)
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
 def fail(path: Iterable[Any], message: str, error: type = ViewError) -> None:
     """Raise `error` for the field at `path`."""
     raise error(f"{path_text(path)}: {message}")

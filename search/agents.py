@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence
 
 from cext.core import GameCore
+from engine.validation import quoted
 from search.config import (DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, OPPONENTS,
                            PLAYOUTS, Budget, SearchConfig, game_config, reproducible_budget)
 from search.ismcts import search
@@ -611,17 +612,19 @@ def _parse_options(kind: str, items: List[str]) -> Dict[str, object]:
         key = key.strip().lower()
         key = _OPTION_ALIASES.get(key, key)
         if not eq:
-            raise ValueError(f"agent option {item!r} needs a value: write {key}=<value>")
+            raise ValueError(f"agent option {quoted(item)} needs a value: write "
+                             "<option>=<value>")
         if key not in allowed:
             known = ", ".join(allowed) or "none"
-            raise ValueError(f"agent {kind!r} has no option {key!r} (options: {known})")
+            raise ValueError(f"agent {kind!r} has no option {quoted(key)} (options: {known})")
         opt = allowed[key]
         try:
             value = opt.kind(raw.strip())
         except ValueError:
-            raise ValueError(f"option {key} of {kind}: {raw!r} is not {opt.expected}") from None
+            raise ValueError(f"option {key} of {kind}: {quoted(raw)} is not {opt.expected}") \
+                from None
         if not opt.check(value):
-            raise ValueError(f"option {key} of {kind}: {raw!r} is not {opt.expected}")
+            raise ValueError(f"option {key} of {kind}: {quoted(raw)} is not {opt.expected}")
         if key in options:
             raise ValueError(f"option {key} given twice for {kind}")
         options[key] = value
@@ -638,11 +641,12 @@ def parse_agent(spec: str) -> AgentSpec:
     `timeout=S` (how long the engine may take to answer, default 60 s).
     """
     if not isinstance(spec, str):
-        raise ValueError(f"an agent spec is text such as 'ismcts:iterations=2000', not {spec!r}")
+        raise ValueError(f"an agent spec is text such as 'ismcts:iterations=2000', not "
+                         f"{quoted(spec)}")
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip().lower()
     if kind not in AGENT_KINDS:
-        raise ValueError(f"unknown agent {kind!r}; known agents: {', '.join(AGENT_KINDS)}")
+        raise ValueError(f"unknown agent {quoted(kind)}; known agents: {', '.join(AGENT_KINDS)}")
     items = rest.split(",")
     if kind != "cmd":
         return AgentSpec(kind, _parse_options(kind, items))
@@ -657,14 +661,14 @@ def parse_agent_list(text: str) -> List[AgentSpec]:
     `ismcts:iterations=2000,c=0.7,random` is two agents.
     """
     if not isinstance(text, str):
-        raise ValueError(f"an agent list is text such as 'ismcts,random', not {text!r}")
+        raise ValueError(f"an agent list is text such as 'ismcts,random', not {quoted(text)}")
     groups: List[str] = []
     for item in (x.strip() for x in text.split(",")):
         if not item:
-            raise ValueError(f"empty item in agent list {text!r}")
+            raise ValueError(f"empty item in agent list {quoted(text)}")
         if "=" in item and ":" not in item:
             if not groups:
-                raise ValueError(f"option {item!r} comes before any agent")
+                raise ValueError(f"option {quoted(item)} comes before any agent")
             prev = groups[-1]
             groups[-1] = prev + ("," if ":" in prev else ":") + item
         else:

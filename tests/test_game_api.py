@@ -99,3 +99,28 @@ def test_move_to_text_names_any_integer_and_refuses_the_rest(game):
     for bad in (None, 1.5, "3"):
         with pytest.raises(ValueError, match="a move is an integer"):
             g.move_to_text(bad)
+
+
+def test_errors_quote_a_callers_text_only_to_40_characters():
+    """A 100,000-character name was echoed whole into the error (and so into the CLI's one
+    line); quoted() cuts it."""
+    from engine.registry import game_info, new_game
+    from search.agents import parse_agent, parse_agent_list
+
+    big = "x" * 100_000
+    calls = [lambda: game_info(big), lambda: new_game("khiva", 3, 1, **{big: 1}),
+             lambda: parse_agent(big), lambda: parse_agent("ismcts:" + big),
+             lambda: parse_agent("ismcts:c=" + big), lambda: parse_agent("ismcts:" + big + "=1"),
+             lambda: parse_agent_list(big + ",,"), lambda: game_info(5)]
+    for call in calls:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert len(str(e.value)) < 300 and "x" * 41 not in str(e.value), str(e.value)[:200]
+
+
+def test_quoted_cuts_and_marks_the_cut():
+    from engine.validation import quoted
+
+    assert quoted("abc") == "'abc'"
+    assert quoted("y" * 50) == "'" + "y" * 40 + "'..."
+    assert quoted(12345, 3) == "'123'..."
