@@ -79,12 +79,13 @@ cdef void seed_from_python(Rng* rng, seed) except *:
 def check_int(value, str what):
     """`value` as an int (numpy integers too); ValueError naming `what` for a bool, a float, a
     string or anything else: a caller's 1.5 or True is a mistake, not a number to round."""
-    if isinstance(value, bool):
-        raise ValueError(f"{what} is an integer, not {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise ValueError(f"{what} is an integer, not {value!r}") from None
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    shown = repr(value)
+    raise ValueError(f"{what} is an integer, not {shown[:40]}{'...' if len(shown) > 40 else ''}")
 
 
 class IllegalMoveError(ValueError):

@@ -48,10 +48,12 @@ def path_text(path: Iterable[Any]) -> str:
 
 
 def quoted(value: Any, limit: int = 40) -> str:
-    """`value` quoted for an error message, cut to `limit` characters (with ... after): a
-    caller's text is echoed, never at any length."""
-    text = value if isinstance(value, str) else repr(value)
-    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+    """`value` for an error message, cut to `limit` characters (with ... after): a string
+    quoted, anything else as its repr. A caller's input is echoed, never at any length."""
+    if isinstance(value, str):
+        return repr(value[:limit]) + ("..." if len(value) > limit else "")
+    shown = repr(value)
+    return shown[:limit] + ("..." if len(shown) > limit else "")
 
 
 def fail(path: Iterable[Any], message: str, error: type = ViewError) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, TextIO
 
 from engine.registry import game_info, new_game
+from engine.validation import quoted
 from search.agents import Agent, close_agents, parse_agent
 from search.extras import require
 from search.match import play_game
@@ -63,9 +64,10 @@ def plan(n_agents: int, players: int, games: int, seed: int, duplicate: bool = T
     """The games of a match. With duplicate deals the count is rounded up to whole deals.
     ValueError for a count that is not 1 to MAX_GAMES or a seed that is not an integer >= 0."""
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
-        raise ValueError(f"games must be a whole number from 1 to {MAX_GAMES:,}, not {games!r}")
+        raise ValueError(f"games must be a whole number from 1 to {MAX_GAMES:,}, "
+                         f"not {quoted(games)}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"the arena's seed is an integer of at least 0, not {seed!r}")
+        raise ValueError(f"the arena's seed is an integer of at least 0, not {quoted(seed)}")
     seatings = lineups(n_agents, players)
     tasks = []
     if duplicate:
@@ -318,19 +320,19 @@ def check_arena_arguments(game: str, players: int, specs: object, options: objec
     with them is made once here, so a bad option stops the match before its first game)."""
     if isinstance(specs, str) or not isinstance(specs, (list, tuple)):
         raise ValueError(f"specs is a list of agent specs such as ['ismcts', 'random'], "
-                         f"not {specs!r}")
+                         f"not {quoted(specs)}")
     if options is not None:
         if not isinstance(options, dict):
-            raise ValueError(f"options is a dict of game options, not {options!r}")
+            raise ValueError(f"options is a dict of game options, not {quoted(options)}")
         new_game(game, players, 0, **options)
     if out_dir is not None and not isinstance(out_dir, (str, os.PathLike)):
-        raise ValueError(f"out_dir is a folder's path, not {out_dir!r}")
+        raise ValueError(f"out_dir is a folder's path, not {quoted(out_dir)}")
     if sprt is not None and not isinstance(sprt, Sprt):
-        raise ValueError(f"sprt is a search.stats.Sprt, not {sprt!r}")
+        raise ValueError(f"sprt is a search.stats.Sprt, not {quoted(sprt)}")
     if progress is not None and not callable(progress):
-        raise ValueError(f"progress is a function (tally, total), not {progress!r}")
+        raise ValueError(f"progress is a function (tally, total), not {quoted(progress)}")
     if not isinstance(duplicate, bool):
-        raise ValueError(f"duplicate is True or False, not {duplicate!r}")
+        raise ValueError(f"duplicate is True or False, not {quoted(duplicate)}")
 
 
 def check_specs(specs: Sequence[str]) -> List[str]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Optional, Tuple, Union
 
 from cext.core import check_int
+from engine.validation import quoted
 
 DEFAULT_C = 0.7
 # A second of search makes 25,000 to 170,000 nodes (docs/strength.md), and a reused tree keeps
@@ -102,21 +103,23 @@ class SearchConfig:
 
     def __post_init__(self) -> None:
         if self.opponents not in OPPONENTS:
-            raise ValueError(f"unknown opponents {self.opponents!r}: use 'search' or 'policy'")
+            raise ValueError(f"unknown opponents {quoted(self.opponents)}: use 'search' or "
+                             "'policy'")
         if self.playout not in PLAYOUTS:
-            raise ValueError(f"unknown playout {self.playout!r}: use 'policy' or 'random'")
+            raise ValueError(f"unknown playout {quoted(self.playout)}: use 'policy' or 'random'")
         if not _is_number(self.c) or not self.c >= 0.0:
-            raise ValueError(f"exploration constant must be >= 0, not {self.c!r}")
+            raise ValueError(f"exploration constant must be >= 0, not {quoted(self.c)}")
         if self.mode not in MODES:
-            raise ValueError(f"unknown keying mode {self.mode!r}: use 'so' or 'mo'")
+            raise ValueError(f"unknown keying mode {quoted(self.mode)}: use 'so' or 'mo'")
         if not isinstance(self.max_nodes, int) or isinstance(self.max_nodes, bool) \
                 or not 1 <= self.max_nodes <= MOST_NODES:
             raise ValueError(f"max_nodes must be between 1 and 50,000,000, not "
-                             f"{self.max_nodes!r}")
+                             f"{quoted(self.max_nodes)}")
         if not _is_number(self.score_weight) or not 0.0 <= self.score_weight <= 1.0:
-            raise ValueError(f"score_weight must be between 0 and 1, not {self.score_weight!r}")
+            raise ValueError(f"score_weight must be between 0 and 1, not "
+                             f"{quoted(self.score_weight)}")
         if not isinstance(self.determinize, bool):
-            raise ValueError(f"determinize must be True or False, not {self.determinize!r}")
+            raise ValueError(f"determinize must be True or False, not {quoted(self.determinize)}")
         object.__setattr__(self, "c", float(self.c))
         object.__setattr__(self, "score_weight", float(self.score_weight))
 
@@ -142,7 +145,7 @@ class Budget:
         if not isinstance(self.iterations, int) or isinstance(self.iterations, bool) \
                 or not _is_number(self.seconds) or math.isnan(self.seconds):
             raise ValueError(f"a budget is a number of iterations and of seconds, not "
-                             f"{self.iterations!r} and {self.seconds!r}")
+                             f"{quoted(self.iterations)} and {quoted(self.seconds)}")
         if self.iterations < 0 or self.seconds < 0:
             raise ValueError("budgets must be positive")
         if self.iterations > MAX_ITERATIONS or self.seconds > MAX_SECONDS:
@@ -174,7 +177,7 @@ class Budget:
                 raise ValueError(f"unknown budget keys {sorted(unknown)}")
             b = Budget(budget.get("iterations", 0), budget.get("seconds", 0.0))
         else:
-            raise ValueError(f"bad budget {budget!r}")
+            raise ValueError(f"bad budget {quoted(budget)}")
         if b.unlimited:
             raise ValueError("a budget needs iterations > 0 or seconds > 0")
         return b
@@ -197,7 +200,8 @@ def check_workers(workers: object) -> None:
     """ValueError unless `workers` is a whole number of search workers, 1 to MAX_WORKERS."""
     if isinstance(workers, bool) or not isinstance(workers, int) \
             or not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"workers must be an integer from 1 to {MAX_WORKERS:,}, not {workers!r}")
+        raise ValueError(f"workers must be an integer from 1 to {MAX_WORKERS:,}, "
+                         f"not {quoted(workers)}")
 
 
 def game_config(game: str, players: int, **changes: object) -> SearchConfig:
@@ -211,7 +215,7 @@ def game_config(game: str, players: int, **changes: object) -> SearchConfig:
     base = {"c": d.c, "mode": d.mode(players), "score_weight": d.score_weight}
     unknown = set(changes) - set(CONFIG_FIELDS)
     if unknown:
-        raise ValueError(f"SearchConfig has no field {sorted(unknown)[0]!r}")
+        raise ValueError(f"SearchConfig has no field {quoted(sorted(unknown)[0])}")
     return SearchConfig(**{**base, **changes})
 
 
@@ -238,10 +242,10 @@ def from_keywords(budget: Union[Budget, int, float, dict, None],
     if budget is not None and not isinstance(budget, Budget):
         budget = Budget.of(budget)
     if config is not None and not isinstance(config, SearchConfig):
-        raise ValueError(f"config must be a SearchConfig, not {config!r}")
+        raise ValueError(f"config must be a SearchConfig, not {quoted(config)}")
     for key in keywords:
         if key not in BUDGET_FIELDS + CONFIG_FIELDS:
-            raise TypeError(f"{caller}() got an unexpected keyword argument {key!r}")
+            raise TypeError(f"{caller}() got an unexpected keyword argument {quoted(key)}")
     budget_keys = {k: v for k, v in keywords.items() if k in BUDGET_FIELDS}
     config_keys = {k: v for k, v in keywords.items() if k in CONFIG_FIELDS}
     if budget_keys:

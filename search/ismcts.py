@@ -14,6 +14,7 @@ from typing import Callable, List, Optional, Union
 
 from cext.core import GameCore
 from cext.ismcts import Tree
+from engine.validation import quoted
 from search.config import Budget, SearchConfig, check_seed, from_keywords
 
 # progress(iterations, nodes, seconds): how far a running search has come
@@ -80,7 +81,8 @@ def check_search(state: GameCore, budget: Budget, player: Optional[int],
     `stop` without is_set() and a seed that is not an integer (None: the caller derives
     one)."""
     if stop is not None and not callable(getattr(stop, "is_set", None)):
-        raise ValueError(f"stop must be a threading.Event (anything with is_set()), not {stop!r}")
+        raise ValueError(f"stop must be a threading.Event (anything with is_set()), "
+                         f"not {quoted(stop)}")
     if budget.unlimited and stop is None:
         raise ValueError("give a budget: iterations > 0 or seconds > 0")
     if seed is not None:

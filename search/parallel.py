@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Union
 
 from cext.core import GameCore
+from engine.validation import quoted
 from search.config import Budget, SearchConfig, check_workers, from_keywords
 from search.extras import require
 from search.ismcts import (MoveStats, Progress, SearchResult, Searcher, check_search, new_tree,
@@ -40,7 +41,7 @@ def check_address(address: object) -> None:
     """ValueError unless `address` is None or a string (a Ray address; empty: none)."""
     if address is not None and not isinstance(address, str):
         raise ValueError(f"a Ray address is a string such as 'auto' or 'host:6379', "
-                         f"not {address!r}")
+                         f"not {quoted(address)}")
 
 
 def require_ray():

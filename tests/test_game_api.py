@@ -123,4 +123,4 @@ def test_quoted_cuts_and_marks_the_cut():
 
     assert quoted("abc") == "'abc'"
     assert quoted("y" * 50) == "'" + "y" * 40 + "'..."
-    assert quoted(12345, 3) == "'123'..."
+    assert quoted(12345, 3) == "123..." and quoted(None) == "None"
