@@ -75,7 +75,8 @@ def get(obj: Any, path: tuple) -> Any:
 
 def mutate(obj: dict, rng: random.Random) -> dict:
     """One to three random edits: values replaced by odd or nearby ones, keys dropped or
-    added, list items dropped, duplicated, swapped or moved between lists."""
+    added, list items dropped, duplicated, swapped or moved between lists, and a field
+    swapped between two seats (or other items of one list), which keeps every total."""
     out = copy.deepcopy(obj)
     for _ in range(rng.choice((1, 1, 2, 3))):
         everything = list(nodes(out))
@@ -97,6 +98,13 @@ def mutate(obj: dict, rng: random.Random) -> dict:
             del parent[key]
         elif roll < 0.62 and isinstance(parent, dict):
             parent[rng.choice(("extra", "hand", "seed", "view", "zz"))] = copy.deepcopy(value)
+        elif roll >= 0.85 and len(path) >= 2 and isinstance(path[-2], int):
+            # the same field of two seats swapped: totals and conservation still hold
+            others = [d for d in get(out, path[:-2]) if isinstance(d, dict) and d is not parent
+                      and key in d]
+            if others:
+                other = rng.choice(others)
+                parent[key], other[key] = other[key], parent[key]
         elif isinstance(value, list) and value:
             op = rng.random()
             if op < 0.3:

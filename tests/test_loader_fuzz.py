@@ -64,3 +64,13 @@ def test_a_campaigns_mutants_follow_from_its_seed_alone():
         mutants(game, 2000)
     assert ODD_VALUES == odd_values
     assert mutants("taschkent", 2000) == first
+
+
+def test_a_mutation_swaps_a_field_between_two_seats():
+    """The edit that keeps every total (so conservation checks cannot catch it) happens."""
+    from loader_fuzz import mutate
+
+    doc = {"player_state": [{"gems": 1, "hand": ["W1"]}, {"gems": 2, "hand": ["B2"]}]}
+    swapped = {"player_state": [{"gems": 2, "hand": ["W1"]}, {"gems": 1, "hand": ["B2"]}]}
+    rng = random.Random(1)
+    assert any(mutate(doc, rng) == swapped for _ in range(3000))
