@@ -244,6 +244,9 @@ class AgentFailure(RuntimeError):
 
 
 DEFAULT_ENGINE_TIMEOUT = 60.0
+# The longest line an external engine may write (bytes): a protocol answer is a few hundred;
+# an endless line is invalid output, not something to hold in memory until the timeout.
+MAX_ENGINE_LINE = 1_000_000
 CLOSE_GRACE_SECONDS = 1.0        # after `quit`, and again after SIGTERM, before escalating
 EXIT_WAIT_SECONDS = 5.0          # for the exit status of an engine that closed its output
 
@@ -279,7 +282,14 @@ class EngineProcess:
 
     def _read(self) -> None:
         with self.proc.stdout:
-            for raw in self.proc.stdout:
+            while True:
+                raw = self.proc.stdout.readline(MAX_ENGINE_LINE + 1)
+                if not raw:
+                    break
+                if len(raw) > MAX_ENGINE_LINE:
+                    self.inbox.put(_OutputEnded("invalid output", f"engine {self.name!r} wrote "
+                                                f"a line of more than {MAX_ENGINE_LINE:,} bytes"))
+                    return
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError:

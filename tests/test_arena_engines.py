@@ -50,6 +50,9 @@ FAKE_ENGINE = textwrap.dedent('''
                 say("bestmove fly-to-the-moon")
             elif mode == "bad-utf8":
                 say(b"bestmove \\xff\\xfe\\xfd\\n")
+            elif mode == "flood":
+                while True:                 # one endless line: never a newline
+                    say(b"x" * 65536)
             # mode "hang": never answers
         elif word == "quit":
             break
@@ -136,7 +139,7 @@ def assert_no_process_left(pid_dir):
 
 @pytest.mark.parametrize("mode,reason", [
     ("crash", "crash"), ("hang", "timeout"), ("illegal", "illegal move"),
-    ("bad-utf8", "invalid output"),
+    ("bad-utf8", "invalid output"), ("flood", "invalid output"),
 ])
 def test_a_failing_engine_loses_each_game_and_the_arena_goes_on(tmp_path, pid_dir, mode, reason):
     spec = fake_spec(tmp_path, pid_dir, mode)
@@ -162,7 +165,7 @@ def test_a_failing_engine_loses_each_game_and_the_arena_goes_on(tmp_path, pid_di
 def test_the_reasons_say_what_happened(tmp_path, pid_dir):
     state = new_game("khiva", 2, 5)
     messages = {}
-    for mode in ("crash", "hang", "illegal", "bad-utf8"):
+    for mode in ("crash", "hang", "illegal", "bad-utf8", "flood"):
         agent = parse_agent(fake_spec(tmp_path, pid_dir, mode)).build(1)
         try:
             with pytest.raises(AgentFailure) as failure:
@@ -175,6 +178,7 @@ def test_the_reasons_say_what_happened(tmp_path, pid_dir):
     assert "did not answer" in messages["hang"] and "within 3 s" in messages["hang"]
     assert "'fly-to-the-moon', not a legal move for seat 0" in messages["illegal"]
     assert "not UTF-8" in messages["bad-utf8"]
+    assert "wrote a line of more than 1,000,000 bytes" in messages["flood"]
     assert_no_process_left(pid_dir)
 
 
