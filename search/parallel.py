@@ -20,6 +20,7 @@ MAX_SESSIONS most recent sessions; close() frees them at once).
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
 import uuid
@@ -49,12 +50,32 @@ def require_ray():
     return require("ray", "more than one search worker")
 
 
+# How long a cluster's head may take to accept a connection before it is taken for absent.
+CONNECT_SECONDS = 5.0
+
+
+def check_reachable(address: str) -> None:
+    """RuntimeError unless something accepts connections at a `host:port` or
+    `ray://host:port` address within CONNECT_SECONDS ("auto" and other forms are left to
+    Ray). Ray itself retries a missing head for minutes before it gives up."""
+    host, sep, port = address[len("ray://"):].rpartition(":") if address.startswith("ray://") \
+        else address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except (OSError, ValueError) as e:
+        raise RuntimeError(f"no Ray cluster answers at {address} ({e.strerror or e}); start one "
+                           "with `ray start --head`, or give no address") from None
+
+
 def ensure_ray(workers: int, address: Optional[str] = None):
     """Connect to `address` (or RAY_ADDRESS), or start a local runtime sized to the machine."""
     ray = require_ray()
     if not ray.is_initialized():
         address = address or os.environ.get("RAY_ADDRESS")
         if address:
+            check_reachable(address)
             ray.init(address=address, log_to_driver=False)
         else:
             ray.init(num_cpus=max(workers, os.cpu_count() or 1), include_dashboard=False,

@@ -151,3 +151,30 @@ def test_protocol_with_two_workers():
     time.sleep(1.0)
     assert c.ask("stop", "bestmove", timeout=30)[-1].startswith("bestmove play-")
     assert c.close() == 0
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_address_where_no_cluster_answers_is_a_quick_clear_error():
+    """Ray retried a missing head for minutes (a hint with --address hung); now a
+    connection refused at host:port ends it at once, with exit code 1 and one line."""
+    from search.parallel import check_reachable
+
+    port = _closed_port()
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(RuntimeError, match=f"no Ray cluster answers at {address}"):
+            check_reachable(address)
+    check_reachable("auto")                       # not host:port: left to Ray
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "hint", "khiva", "--workers", "2",
+                        "--address", f"127.0.0.1:{port}"], capture_output=True, text=True,
+                       timeout=120, cwd=tempfile.gettempdir())
+    assert r.returncode == 1
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert lines == [f"caravan: error: no Ray cluster answers at 127.0.0.1:{port} (Connection "
+                     "refused); start one with `ray start --head`, or give no address"], r.stderr
