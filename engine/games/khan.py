@@ -16,7 +16,7 @@ from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.khan import (PY_CORRALS, PY_DECK_COUNT, PY_RAID_VALUE, KhanOfKhansCore, steal_tier,
                        steal_victim)
 from engine.games.base import CheckedGame, field_property
-from engine.validation import IllegalPositionError, fail, place_hidden
+from engine.validation import IllegalPositionError, fail, place_hidden, quoted
 
 DECK_KEYS = ("boldhome", "colymar", "duckpoint", "dragonseye", "dwarfmine", "earthshaker",
              "furthest", "grazelands", "shadowsdance", "sundome")
@@ -82,7 +82,7 @@ def khan_numbers(khans: Any) -> List[int]:
     out = []
     for k in khans:
         if not isinstance(k, str) or k.strip().lower() not in KHAN_KEYS:
-            raise ValueError(f"unknown Khan {str(k)[:40]!r}; Khans: {', '.join(KHAN_KEYS)}")
+            raise ValueError(f"unknown Khan {quoted(k)}; Khans: {', '.join(KHAN_KEYS)}")
         out.append(KHAN_KEYS.index(k.strip().lower()))
     return out
 
