@@ -72,6 +72,15 @@ def elo_estimate(wins: int, draws: int, losses: int, z: float = Z95) -> EloEstim
                        elo_from_score(high))
 
 
+def _number_in(x: object, low: float, high: float) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and low <= x <= high
+
+
+# The widest Elo difference an SPRT may be asked about; beyond it the logistic win share is
+# 1 or 0 to many digits and the test's arithmetic overflows (--sprt=-1e308,1e308 did).
+MAX_SPRT_ELO = 2000
+
+
 @dataclass(frozen=True)
 class Sprt:
     """A sequential probability ratio test of H0: elo = elo0 against H1: elo = elo1."""
@@ -82,9 +91,13 @@ class Sprt:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        if not all(_number_in(e, -MAX_SPRT_ELO, MAX_SPRT_ELO) for e in (self.elo0, self.elo1)):
+            raise ValueError(f"the SPRT's elo0 and elo1 are numbers from -{MAX_SPRT_ELO} to "
+                             f"{MAX_SPRT_ELO} (a win share of about 0.00001 to 0.99999)")
         if not self.elo1 > self.elo0:
             raise ValueError("the SPRT needs elo0 < elo1")
-        if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
+        if not (_number_in(self.alpha, 0, 0.5) and _number_in(self.beta, 0, 0.5)
+                and 0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
             raise ValueError("alpha and beta must be between 0 and 0.5")
 
     @property

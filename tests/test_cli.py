@@ -70,6 +70,7 @@ hint khiva --score-weight nan
 hint khiva --moves play-W9-give-W1
 arena khiva --players 0 --agents random,random
 arena khiva --players 2 --agents random,random --games 1000000000000000
+arena khiva --players 2 --agents random,random --games 2 --sprt=-1e308,1e308
 frobnicate
 """
 

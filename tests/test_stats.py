@@ -78,3 +78,17 @@ def test_bad_sprt_parameters():
         Sprt(50, 0)
     with pytest.raises(ValueError):
         Sprt(0, 50, alpha=0.7)
+
+
+@pytest.mark.parametrize("args", [(-1e308, 1e308), (float("nan"), 50), (0, float("inf")),
+                                  (0, 2001), (True, 50), ("0", 50), (0, 50, "0.05"),
+                                  (0, 50, 0.05, None)])
+def test_sprt_bounds_that_would_overflow_or_are_no_numbers_are_refused(args):
+    """--sprt=-1e308,1e308 played its games, then the test's arithmetic overflowed."""
+    with pytest.raises(ValueError):
+        Sprt(*args)
+
+
+def test_the_widest_sprt_still_computes():
+    t = Sprt(-2000, 2000)
+    assert t.llr(30, 0, 5) > 0 > t.llr(0, 0, 40)
