@@ -22,6 +22,16 @@ class UsageError(Exception):
     """A mistake in the command line: reported in one line, exit code 2."""
 
 
+MAX_ERROR_CHARS = 500      # an error is one readable line, however long what it quotes
+
+
+def one_line(error: BaseException) -> str:
+    """The error's message on one line of at most MAX_ERROR_CHARS characters (argparse
+    quotes a whole unrecognized argument, however long)."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 3] + "..."
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one readable line, exit code 2
         raise UsageError(message)
@@ -374,13 +384,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     except (UsageError, ValueError, MissingExtra) as e:   # MissingExtra: pip install it
-        print(f"caravan: error: {e}", file=sys.stderr)
+        print(f"caravan: error: {one_line(e)}", file=sys.stderr)
         return EXIT_USAGE
     except AgentFailure as e:      # an external engine failed: not a mistake of the caller
-        print(f"caravan: engine failed: {e}", file=sys.stderr)
+        print(f"caravan: engine failed: {one_line(e)}", file=sys.stderr)
         return EXIT_ENGINE_FAILED
     except RuntimeError as e:      # e.g. every search worker failed
-        print(f"caravan: error: {e}", file=sys.stderr)
+        print(f"caravan: error: {one_line(e)}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

@@ -136,3 +136,12 @@ def test_an_external_engine_that_fails_is_not_a_usage_error(tmp_path):
     r = caravan("match", "khiva", "--players", "2", "--agents", f"{spec},random", "--quiet")
     assert r.returncode == 3, (r.returncode, r.stderr)
     assert r.stderr.startswith("caravan: engine failed:") and "not a legal move" in r.stderr
+
+
+def test_an_error_quoting_a_huge_argument_is_still_one_short_line():
+    """argparse quotes an unrecognized argument whole: 90,000 characters were one 'line'."""
+    r = caravan("hint", "taschkent", "--goods", "iron:R2a," * 10_000)
+    assert r.returncode == 2
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("caravan: error: unrecognized arguments")
+    assert len(lines[0]) <= len("caravan: error: ") + 500 and lines[0].endswith("...")
