@@ -53,6 +53,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from engine.cli import int_in, number_in  # noqa: E402
 from engine.registry import GAMES, SEARCH_DEFAULTS, game_info  # noqa: E402
 from search.golden import golden_file  # noqa: E402
 from search.agents import parse_agent  # noqa: E402
@@ -242,10 +243,7 @@ def play_missing(jobs: List[Job], fps: Dict[str, str], args: argparse.Namespace)
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    names = args.rows.split(",") if args.rows else list(ROWS)
-    unknown = set(names) - set(ROWS)
-    if unknown:
-        raise SystemExit(f"unknown rows {sorted(unknown)}; rows: {', '.join(ROWS)}")
+    names = args.rows.split(",") if args.rows else list(ROWS)     # checked in main
     games = [game_info(g).name for g in args.only.split(",")] if args.only else list(GAMES)
     plan: List[Tuple["Row", int]] = []
     for game in games:
@@ -369,14 +367,19 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+GAME_COUNT = int_in(1, 1_000_000)
+SCALE = number_in(0, 100, "times the default budget", above_low=True)
+JOBS = int_in(1, 1024)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     t = sub.add_parser("table", help="the rows of docs/strength.md")
-    t.add_argument("--games", type=int, default=None,
+    t.add_argument("--games", type=GAME_COUNT, default=None,
                    help="games per row (default 100, Kilim 60), rounded up to whole deals")
-    t.add_argument("--scale", type=float, default=1.0, help="budget multiplier (1: default)")
-    t.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    t.add_argument("--scale", type=SCALE, default=1.0, help="budget multiplier (1: default)")
+    t.add_argument("--jobs", type=JOBS, default=os.cpu_count() or 1)
     t.add_argument("--only", default=None, help="games, comma-separated (default: all)")
     t.add_argument("--rows", default=None, help=f"rows, comma-separated: {', '.join(ROWS)}")
     t.add_argument("--json", default=None, help="write the rows here as JSON")
@@ -388,16 +391,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     t.add_argument("--report", action="store_true",
                    help="play nothing: print the rows from the record")
     u = sub.add_parser("tune", help="settings against the heuristic on the same deals")
-    u.add_argument("game")
+    u.add_argument("game", help=f"one of: {', '.join(sorted(GAMES))}")
     u.add_argument("settings", nargs="+", help="agent options, e.g. c=1.0,mode=mo; - for none")
     u.add_argument("--players", type=int, default=None)
     u.add_argument("--agent", default="ismcts", choices=("ismcts", "cheat", "pimc"),
                    help="the searching agent the settings apply to (default ismcts)")
-    u.add_argument("--games", type=int, default=100)
-    u.add_argument("--scale", type=float, default=1.0)
+    u.add_argument("--games", type=GAME_COUNT, default=100)
+    u.add_argument("--scale", type=SCALE, default=1.0)
     u.add_argument("--first-game", type=non_negative_int, default=0,
                    help="play games k = N.. (deal N // players on), to confirm on other deals")
-    u.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    u.add_argument("--jobs", type=JOBS, default=os.cpu_count() or 1)
     u.add_argument("--row", default="heuristic", choices=("heuristic", "defaults", "budget"),
                    help="heuristic (default): each setting against the heuristic; defaults: "
                         "against ismcts with the game's defaults, same budget; budget: "
@@ -409,6 +412,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="with --record: stop after this many seconds of wall time")
     u.set_defaults(report=False)
     args = ap.parse_args(argv)
+    if args.command == "table":
+        unknown = set(args.rows.split(",") if args.rows else ()) - set(ROWS)
+        if unknown:
+            t.error(f"unknown rows {sorted(unknown)}; rows: {', '.join(ROWS)}")
+        for g in args.only.split(",") if args.only else ():
+            try:
+                game_info(g)
+            except ValueError as e:
+                t.error(f"--only: {e}")
+    if args.command == "tune":
+        try:
+            info = game_info(args.game)
+            if args.players is not None:
+                info.check_players(args.players)
+        except ValueError as e:
+            u.error(str(e))
     if args.command == "tune" and args.row == "budget" and (args.agent != "ismcts" or
                                                            (args.players or 2) != 2):
         u.error("--row budget is a duel of ismcts against itself: 2 players, --agent ismcts")

@@ -4,6 +4,8 @@ lacks, `--report` prints the rows from the record alone, and a game played by an
 (another fingerprint) never counts."""
 import json
 import subprocess
+
+import pytest
 import sys
 from pathlib import Path
 
@@ -196,3 +198,22 @@ def test_the_documented_default_rows_are_what_the_committed_record_holds():
     documented = table_rows(doc, "**Every row at the default budget**")
     assert len(documented) == 16
     assert [measured(r) for r in documented] == [measured(r) for r in printed]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["tune", "khiva", "-", "--games", "0"], "--games: must be at least 1"),   # ZeroDivisionError
+    (["tune", "khiva", "-", "--scale", "-1"], "--scale: must be a number"),   # ran at 1 iteration
+    (["tune", "chess", "-"], "unknown game 'chess'"),                         # a traceback
+    (["tune", "khiva", "-", "--players", "9"], "Khiva is played by 2 to 5 players, not 9"),
+    (["table", "--scale", "0", "--record", "/nonexistent/x.jsonl"], "--scale: must be a number"),
+    (["table", "--rows", "nope"], "unknown rows ['nope']"),
+    (["table", "--only", "chess"], "--only: unknown game 'chess'"),
+    (["table", "--jobs", "0"], "--jobs: must be at least 1"),
+])
+def test_bad_arguments_are_usage_errors_before_any_game(args, message):
+    """Before, each of these was a traceback, ran a nonsense budget, or (table --scale 0)
+    played games into the record."""
+    bad = subprocess.run([sys.executable, str(STRENGTH), *args], capture_output=True, text=True,
+                         timeout=60, cwd=ROOT)
+    assert bad.returncode == 2, bad.stderr
+    assert message in bad.stderr and "Traceback" not in bad.stderr
