@@ -4,10 +4,10 @@ lacks, `--report` prints the rows from the record alone, and a game played by an
 (another fingerprint) never counts."""
 import json
 import subprocess
-
-import pytest
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 STRENGTH = ROOT / "bench" / "strength.py"
