@@ -122,3 +122,33 @@ class Reference:
         if stats is None or not stats.data or len(refs) != len(stats.data):
             return None
         return statistics.median(t / r for t, r in zip(stats.data, refs))
+
+
+# ---------------------------------------------------------------- the scripts' arguments
+def counted(high: int = 1_000_000):
+    """An argparse type for a count of games, deals or processes: 1 to `high`."""
+    from engine.cli import int_in
+
+    return int_in(1, high)
+
+
+def search_iterations():
+    """An argparse type for a search's iterations: 1 to search.config.MAX_ITERATIONS."""
+    from engine.cli import int_in
+    from search.config import MAX_ITERATIONS
+
+    return int_in(1, MAX_ITERATIONS)
+
+
+def check_game_and_players(parser, game: str, players: Optional[int]) -> str:
+    """The game's registry name; parser.error (exit code 2, one line) for an unknown game or a
+    player count it is not played by."""
+    from engine.registry import game_info
+
+    try:
+        info = game_info(game)
+        if players is not None:
+            info.check_players(players)
+    except ValueError as e:
+        parser.error(str(e))
+    return info.name

@@ -16,7 +16,10 @@ import time
 from multiprocessing import Pool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from bench_support import counted, search_iterations  # noqa: E402
+from engine.cli import number_in  # noqa: E402
 from search.agents import HeuristicAgent, IsmctsAgent  # noqa: E402
 from search.match import play_game  # noqa: E402
 from search.stats import wilson  # noqa: E402
@@ -35,15 +38,20 @@ def one_duel(job: tuple) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--games", type=counted(), default=100)
     ap.add_argument("--first-seed", type=int, default=0, help="first k (deal seed 7000 + k)")
-    ap.add_argument("--iterations", type=int, default=4000)
+    ap.add_argument("--iterations", type=search_iterations(), default=4000)
     ap.add_argument("--mode", choices=("so", "mo"), default="mo")
-    ap.add_argument("--c", type=float, default=0.3)
+    ap.add_argument("--c", type=number_in(0, 100), default=0.3)
     ap.add_argument("--weights", default="0,0.5", help="score weights to compare")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--jobs", type=counted(1024), default=os.cpu_count() or 1)
     args = ap.parse_args()
-    weights = [float(w) for w in args.weights.split(",")]
+    try:
+        weights = [float(w) for w in args.weights.split(",")]
+    except ValueError:
+        ap.error(f"--weights takes numbers from 0 to 1, e.g. 0,0.5, not {args.weights[:40]!r}")
+    if not all(0 <= w <= 1 for w in weights):
+        ap.error(f"--weights takes numbers from 0 to 1, e.g. 0,0.5, not {args.weights[:40]!r}")
     games = range(args.first_seed, args.first_seed + args.games)
     print(f"Khan of Khans duels, ismcts (iterations {args.iterations}, mode {args.mode}, "
           f"c {args.c}) against heuristic; deals {SEED_BASE + games.start}.."

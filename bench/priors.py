@@ -29,7 +29,9 @@ from typing import Dict, List, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_support import check_game_and_players, counted, search_iterations  # noqa: E402
 from cext.core import GameCore  # noqa: E402
+from engine.cli import number_in  # noqa: E402
 from cext.ismcts import Tree  # noqa: E402
 from search.config import SearchConfig, game_config  # noqa: E402
 from search.heuristics import heuristic_for  # noqa: E402
@@ -80,13 +82,15 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("game")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--prior", choices=("heuristic", "policy"), default="heuristic")
-    ap.add_argument("--weight", type=float, default=1.0)
-    ap.add_argument("--samples", type=int, default=16, help="determinizations (heuristic)")
-    ap.add_argument("--iterations", type=int, default=3000)
-    ap.add_argument("--deals", type=int, default=50)
+    ap.add_argument("--weight", type=number_in(0, 1000), default=1.0)
+    ap.add_argument("--samples", type=counted(10_000), default=16,
+                    help="determinizations (heuristic)")
+    ap.add_argument("--iterations", type=search_iterations(), default=3000)
+    ap.add_argument("--deals", type=counted(), default=50)
     ap.add_argument("--seed", type=int, default=1000, help="the first deal")
-    ap.add_argument("--procs", type=int, default=2)
+    ap.add_argument("--procs", type=counted(1024), default=2)
     args = ap.parse_args(argv)
+    args.game = check_game_and_players(ap, args.game, args.players)
     factory = functools.partial(PriorAgent, prior=args.prior, weight=args.weight,
                                 samples=args.samples)
     rows, seconds = run(args.game, args.players, args.iterations, args.deals, args.seed,

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_support import check_game_and_players, counted, search_iterations  # noqa: E402
 from cext.core import GameCore  # noqa: E402
 from search.agents import Agent  # noqa: E402
 from search.config import Budget, SearchConfig, game_config  # noqa: E402
@@ -131,11 +133,12 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("game")
     ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--iterations", type=int, default=3000)
-    ap.add_argument("--deals", type=int, default=50)
+    ap.add_argument("--iterations", type=search_iterations(), default=3000)
+    ap.add_argument("--deals", type=counted(), default=50)
     ap.add_argument("--seed", type=int, default=1000, help="the first deal")
-    ap.add_argument("--procs", type=int, default=2)
+    ap.add_argument("--procs", type=counted(1024), default=2)
     args = ap.parse_args(argv)
+    args.game = check_game_and_players(ap, args.game, args.players)
     rows, seconds = run(args.game, args.players, args.iterations, args.deals, args.seed,
                         args.procs, ReuseAgent)
     summarise(args.game, args.players, args.iterations, rows, seconds)
