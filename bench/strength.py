@@ -52,8 +52,10 @@ from multiprocessing import TimeoutError as PoolTimeout
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from engine.cli import int_in, number_in  # noqa: E402
+from bench_support import counted  # noqa: E402
+from engine.cli import number_in  # noqa: E402
 from engine.registry import GAMES, SEARCH_DEFAULTS, game_info  # noqa: E402
 from search.golden import golden_file  # noqa: E402
 from search.agents import parse_agent  # noqa: E402
@@ -367,9 +369,9 @@ def non_negative_int(text: str) -> int:
     return value
 
 
-GAME_COUNT = int_in(1, 1_000_000)
+GAME_COUNT = counted()
 SCALE = number_in(0, 100, "times the default budget", above_low=True)
-JOBS = int_in(1, 1024)
+JOBS = counted(1024)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
