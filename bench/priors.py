@@ -29,14 +29,15 @@ from typing import Dict, List, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_support import check_game_and_players, counted, search_iterations  # noqa: E402
+from bench_support import counted  # noqa: E402
 from cext.core import GameCore  # noqa: E402
 from engine.cli import number_in  # noqa: E402
 from cext.ismcts import Tree  # noqa: E402
 from search.config import SearchConfig, game_config  # noqa: E402
 from search.heuristics import heuristic_for  # noqa: E402
 from search.ismcts import collect, run_tree  # noqa: E402
-from tree_reuse import FreshAgent, run, summarise  # noqa: E402
+from tree_reuse import (FreshAgent, add_duel_arguments, parse_duel_arguments, run,  # noqa: E402
+                        summarise)
 
 
 def heuristic_prior(state: GameCore, player: int, samples: int, seed: int) -> Dict[int, float]:
@@ -85,12 +86,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--weight", type=number_in(0, 1000), default=1.0)
     ap.add_argument("--samples", type=counted(10_000), default=16,
                     help="determinizations (heuristic)")
-    ap.add_argument("--iterations", type=search_iterations(), default=3000)
-    ap.add_argument("--deals", type=counted(), default=50)
-    ap.add_argument("--seed", type=int, default=1000, help="the first deal")
-    ap.add_argument("--procs", type=counted(1024), default=2)
-    args = ap.parse_args(argv)
-    args.game = check_game_and_players(ap, args.game, args.players)
+    add_duel_arguments(ap)
+    args = parse_duel_arguments(ap, argv)
     factory = functools.partial(PriorAgent, prior=args.prior, weight=args.weight,
                                 samples=args.samples)
     rows, seconds = run(args.game, args.players, args.iterations, args.deals, args.seed,

@@ -129,16 +129,29 @@ def summarise(game: str, players: int, iterations: int, rows: List[dict], second
               f"of a budget)")
 
 
-def main(argv: Optional[List[str]] = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("game")
-    ap.add_argument("--players", type=int, default=2)
+def add_duel_arguments(ap: argparse.ArgumentParser) -> None:
+    """The arguments of run(): the game, its player count, the budget, the deals, the
+    processes (this experiment's and those built on it)."""
     ap.add_argument("--iterations", type=search_iterations(), default=3000)
     ap.add_argument("--deals", type=counted(), default=50)
     ap.add_argument("--seed", type=int, default=1000, help="the first deal")
     ap.add_argument("--procs", type=counted(1024), default=2)
+
+
+def parse_duel_arguments(ap: argparse.ArgumentParser, argv: Optional[List[str]]):
+    """The parsed arguments, the game checked (an unknown game or player count: one usage
+    line, exit 2)."""
     args = ap.parse_args(argv)
     args.game = check_game_and_players(ap, args.game, args.players)
+    return args
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("game")
+    ap.add_argument("--players", type=int, default=2)
+    add_duel_arguments(ap)
+    args = parse_duel_arguments(ap, argv)
     rows, seconds = run(args.game, args.players, args.iterations, args.deals, args.seed,
                         args.procs, ReuseAgent)
     summarise(args.game, args.players, args.iterations, rows, seconds)
