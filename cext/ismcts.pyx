@@ -1086,17 +1086,37 @@ cdef class Tree:
 
     def root_stats(self) -> list:
         """[(move, visits, mean reward, availability)] for the searching player's root moves."""
-        cdef uint64_t key = self.root.node_key(self.player, self.player, self.mode)
-        cdef int ni = self.find_node(key)
-        if ni < 0:
+        return self.edge_stats(self.find_node(self.root.node_key(self.player, self.player,
+                                                                  self.mode)))
+
+    def stats_at(self, GameCore state not None) -> list:
+        """[(move, visits, mean reward, availability)] at the node of the seat to move at
+        `state` (a world this tree's player imagines), keyed as the search keys it: what the
+        search learned of that seat's choice there. [] when the tree holds no such node (a
+        forced move makes none), the game is over, or `state` is another game's."""
+        return self.edge_stats(self.node_at(state))
+
+    def node_at(self, GameCore state not None) -> int:
+        """The number of the node stats_at(state) reads (-1: none); worlds that share a
+        node share its statistics (node_stats)."""
+        if type(state) is not type(self.root) or state.current() < 0:
+            return -1
+        return self.find_node(state.node_key(state.current(), self.player, self.mode))
+
+    def node_stats(self, int node) -> list:
+        """stats_at's list for a node numbered by node_at ([] for -1)."""
+        if not -1 <= node < self.n_nodes:
+            raise ValueError(f"no node {node}: the tree has {self.n_nodes}")
+        return self.edge_stats(node)
+
+    cdef list edge_stats(self, int ni):
+        """The statistics of node `ni`'s moves ([] for -1: no node)."""
+        if ni < 0 or self.nodes[ni].n_edges == 0:
             return []
-        cdef Node* nd = &self.nodes[ni]
-        if nd.n_edges == 0:
-            return []
-        cdef Edge* E = &self.edges[nd.first]
+        cdef Edge* E = &self.edges[self.nodes[ni].first]
         return [(E[i].move, E[i].visits,
                  (E[i].reward_sum / E[i].visits) if E[i].visits else 0.0, E[i].avail)
-                for i in range(nd.n_edges)]
+                for i in range(self.nodes[ni].n_edges)]
 
     def memory(self) -> dict:
         """Bytes used by the tree: nodes, table, live move statistics and the edge pool."""

@@ -229,7 +229,7 @@ class _GamePrinter:
 
 def cmd_hint(args: argparse.Namespace, out) -> int:
     """Rank the moves of the seat to move, after showing the position as that seat sees it."""
-    from search.suggest import Budget, suggest
+    from search.suggest import Budget, line_text, suggest
 
     info = game_info(args.game)
     state = _hint_position(info, args)
@@ -251,12 +251,15 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
                   address=args.address)
     print(f"hints for P{sug.player} ({sug.iterations:,} iterations in {sug.seconds:.2f} s), "
           "ranked by visits: the moves the search chose most often first; win = its estimated "
-          "chance of winning after the move, score = its expected final score", file=out)
+          "chance of winning after the move, score = its expected final score, then = the "
+          "replies it expects, as far as it looked", file=out)
     width = max(len(m.text) for m in sug.moves)
     for m in sug.moves:
         bar = "#" * round(m.win_probability * 20)
         print(f"{m.rank:>2}. {m.text:<{width}}  {bar:<20} {m.win_probability:6.1%} win  "
               f"score {m.expected_score:6.1f}  visits {m.visits:,}", file=out)
+        if m.line:
+            print(f"    {' ' * width} then {line_text(m.line)}", file=out)
     return 0
 
 

@@ -285,7 +285,7 @@ def _list_moves(state: GameCore, out: TextIO) -> None:
 
 
 def _hint(state: GameCore, args: List[str], out: TextIO, budget: Budget) -> None:
-    from search.suggest import suggest
+    from search.suggest import line_text, suggest
 
     try:
         k = int(args[0]) if args else 3
@@ -298,6 +298,8 @@ def _hint(state: GameCore, args: List[str], out: TextIO, budget: Budget) -> None
     for m in sug.moves:
         print(f"  {m.rank}. {m.text:<24} {m.win_probability:6.1%} win  score {m.expected_score:5.1f}"
               f"  ({m.visits} of {sug.iterations} iterations)", file=out)
+        if m.line:
+            print(f"     then {line_text(m.line)}", file=out)
 
 
 def print_score_table(out: TextIO, ranking: List[int], scores: List[float],

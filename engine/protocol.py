@@ -53,14 +53,15 @@ class Option:
     """An engine option as announced by `uci`."""
 
     name: str
-    kind: str                 # spin | string | combo
+    kind: str                 # spin | string | combo | check
     default: object
     low: float = 0
     high: float = 0
     choices: tuple = ()
 
     def announce(self) -> str:
-        line = f"option name {self.name} type {self.kind} default {self.default}"
+        default = str(self.default).lower() if self.kind == "check" else self.default
+        line = f"option name {self.name} type {self.kind} default {default}"
         if self.kind == "spin":
             line += f" min {self.low} max {self.high}"
         for c in self.choices:
@@ -76,6 +77,10 @@ class Option:
             if not self.low <= v <= self.high:
                 raise ProtocolError(f"option {self.name} must be in {self.low}..{self.high}")
             return v
+        if self.kind == "check":
+            if raw.lower() not in ("true", "false"):
+                raise ProtocolError(f"option {self.name} is true or false, not {raw[:40]!r}")
+            return raw.lower() == "true"
         if self.kind == "combo":
             if raw.lower() not in self.choices:
                 raise ProtocolError(f"option {self.name} is one of {', '.join(self.choices)}")
@@ -103,6 +108,7 @@ OPTIONS: List[Option] = [
     Option("KeyMode", "combo", AUTO, choices=(AUTO, "so", "mo")),
     Option("MaxNodes", "spin", DEFAULT_MAX_NODES, 1, 50_000_000),
     Option("HintMoves", "spin", 5, 1, MAX_HINT_MOVES),
+    Option("ShowLine", "check", False),
 ]
 # The options that are fields of the session's SearchConfig (option name -> field).
 CONFIG_OPTIONS = {"c": "c", "scoreweight": "score_weight", "keymode": "mode",
@@ -481,14 +487,16 @@ class Engine:
         self.send(search_info_line(iterations, nodes, elapsed))
 
     def finish_go(self, result, state) -> None:
+        show_line = self.options["showline"]
         self.send(search_info_line(result.iterations, result.nodes, result.seconds),
-                  *[f"info multipv {rank} string {candidate_fields(rank, s)}"
+                  *[f"info multipv {rank} string {candidate_fields(rank, s, show_line)}"
                     for rank, s in enumerate(result.stats, 1)],
                   f"bestmove {result.text}")
 
     def finish_hint(self, result, state, k: int) -> None:
+        show_line = self.options["showline"]
         self.send(search_info_line(result.iterations, result.nodes, result.seconds),
-                  *[f"hint {candidate_fields(rank, s)}"
+                  *[f"hint {candidate_fields(rank, s, show_line)}"
                     for rank, s in enumerate(result.stats[:k], 1)],
                   ANSWER_END["hint"])
 
@@ -514,11 +522,17 @@ def per_second(count: int, seconds: float) -> int:
     return int(count / seconds) if seconds > 0 else 0
 
 
-def candidate_fields(rank: int, stat) -> str:
+def candidate_fields(rank: int, stat, show_line: bool = False) -> str:
     """`rank <k> move <move> visits <n> mean <r> winprob <p> points <s>`: one candidate move
-    of a search (ranked by visits), the text after `info multipv <k> string ` and `hint `."""
-    return (f"rank {rank} move {stat.text} visits {stat.visits} mean {stat.mean_reward:.4f} "
-            f"winprob {stat.win_probability:.4f} points {stat.expected_score:.2f}")
+    of a search (ranked by visits), the text after `info multipv <k> string ` and `hint `.
+    With `show_line` (option ShowLine) it ends `line <n>` and n pairs `<seat> <move>`: the
+    decisions the search expects after the move."""
+    fields = (f"rank {rank} move {stat.text} visits {stat.visits} mean {stat.mean_reward:.4f} "
+              f"winprob {stat.win_probability:.4f} points {stat.expected_score:.2f}")
+    if not show_line:
+        return fields
+    return fields + f" line {len(stat.line)}" + "".join(f" {step.seat} {step.text}"
+                                                       for step in stat.line)
 
 
 def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:

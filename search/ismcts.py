@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Union
+from dataclasses import dataclass, field, replace
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from cext.core import GameCore
 from cext.ismcts import Tree
@@ -22,6 +22,23 @@ Progress = Callable[[int, int, float], None]
 
 CHUNK_ITERATIONS = 256       # the loop returns to Python this often: stop and progress checks
 CHUNK_SECONDS = 0.02
+
+
+# The expected line after a candidate move (MoveStats.line): followed through this many
+# worlds of the searcher's information, for at most LINE_MOST decisions, while the step
+# chosen has at least LINE_LEAST_VISITS visits a world; for the LINE_MOVES best moves.
+LINE_WORLDS = 16
+LINE_MOST = 8
+LINE_LEAST_VISITS = 10
+LINE_MOVES = 8
+
+
+class LineStep(NamedTuple):
+    """One decision of an expected line: the seat that makes it and its move."""
+
+    seat: int
+    move: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -41,6 +58,9 @@ class MoveStats:
     availability: int
     win_probability: float = 0.0
     expected_score: float = 0.0
+    line: Tuple[LineStep, ...] = ()
+    """The decisions the search expects after this move (the principal variation), see
+    expected_line; empty past the LINE_MOVES best moves."""
 
 
 @dataclass
@@ -119,8 +139,71 @@ def run_tree(tree: Tree, budget: Budget, stop: Optional[threading.Event] = None,
     return time.perf_counter() - t0
 
 
+def expected_line(worlds: List[GameCore], tree: Tree, move: int) -> Tuple[LineStep, ...]:
+    """The decisions `tree`'s search expects after its player plays `move`, followed in
+    `worlds`: positions the searcher can imagine (imagined_worlds), which are played on.
+
+    At each step every world asks the tree for the node of the seat to move there; the
+    (seat, move) with the most visits summed over the worlds (a move legal in at least one
+    of them) is the next step, played in the worlds where that seat is to move and the move
+    is legal (the others drop out). Forced moves are played without a step. The line ends
+    after LINE_MOST steps, at the end of the game, or where the next step would have fewer
+    than LINE_LEAST_VISITS visits a world (the search knows too little past there)."""
+    for world in worlds:
+        world.apply(move)
+    line: List[LineStep] = []
+    while len(line) < LINE_MOST and worlds:
+        least = LINE_LEAST_VISITS * len(worlds)
+        at_node: Dict[Tuple[int, int], List[GameCore]] = {}
+        for world in worlds:
+            play_forced_moves(world)
+            node = tree.node_at(world)
+            if node >= 0:
+                at_node.setdefault((world.to_move, node), []).append(world)
+        visits: Dict[Tuple[int, int], int] = {}
+        for (seat, node), sharing in at_node.items():
+            for m, v, _, _ in tree.node_stats(node):
+                visits[seat, m] = visits.get((seat, m), 0) + v * len(sharing)
+        ranked = sorted((-count, seat, step) for (seat, step), count in visits.items()
+                        if count >= least)
+        worlds = []
+        for _, seat, step in ranked:
+            worlds = [w for (s, _), sharing in at_node.items() if s == seat
+                      for w in sharing if step in w.legal_moves()]
+            if worlds:
+                line.append(LineStep(seat, step, worlds[0].move_to_text(step)))
+                for world in worlds:
+                    world.apply(step)
+                break
+    return tuple(line)
+
+
+def expected_lines(state: GameCore, tree: Tree,
+                   moves: List[int]) -> Dict[int, Tuple[LineStep, ...]]:
+    """expected_line of each of `moves` (root moves of `tree`, searched from `state`), all
+    followed in the same imagined worlds."""
+    worlds = imagined_worlds(state, tree.player) if moves else []
+    return {m: expected_line([w.clone() for w in worlds], tree, m) for m in moves}
+
+
+def imagined_worlds(state: GameCore, player: int) -> List[GameCore]:
+    """LINE_WORLDS determinizations of `player`'s information at `state`, seeded 0, 1, ...:
+    what an expected line is followed in, so it depends on nothing `player` cannot see."""
+    return [state.determinized(player, k) for k in range(LINE_WORLDS)]
+
+
+def play_forced_moves(world: GameCore) -> None:
+    """Play `world` on while its seat to move has one legal move (the tree makes no node)."""
+    while not world.is_terminal():
+        moves = world.legal_moves()
+        if len(moves) != 1:
+            return
+        world.apply(moves[0])
+
+
 def collect(state: GameCore, tree: Tree, elapsed: float) -> SearchResult:
-    """The result of a finished tree: moves ranked by visits."""
+    """The result of a finished tree: moves ranked by visits, the best with their expected
+    lines."""
     outcomes = tree.root_outcomes()
     stats = []
     for m, v, r, a in tree.root_stats():
@@ -128,6 +211,8 @@ def collect(state: GameCore, tree: Tree, elapsed: float) -> SearchResult:
         stats.append(MoveStats(m, state.move_to_text(m), v, r, a,
                                win_sum / n if n else 0.0, score_sum / n if n else 0.0))
     stats.sort(key=lambda s: (-s.visits, -s.mean_reward, s.move))
+    lines = expected_lines(state, tree, [s.move for s in stats[:LINE_MOVES]])
+    stats[:LINE_MOVES] = [replace(s, line=lines[s.move]) for s in stats[:LINE_MOVES]]
     best = stats[0].move if stats else state.legal_moves()[0]
     return SearchResult(tree.player, best, state.move_to_text(best), tree.iterations, elapsed,
                         tree.n_nodes, tree.full, tree.tree_moves / max(1, tree.iterations), stats)

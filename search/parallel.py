@@ -32,8 +32,8 @@ from cext.core import GameCore
 from engine.validation import quoted
 from search.config import Budget, SearchConfig, check_workers, from_keywords
 from search.extras import require
-from search.ismcts import (MoveStats, Progress, SearchResult, Searcher, check_search, new_tree,
-                           run_tree, search)
+from search.ismcts import (LINE_MOVES, MoveStats, Progress, SearchResult, Searcher, check_search,
+                           expected_lines, new_tree, run_tree, search)
 
 MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
 
@@ -113,9 +113,12 @@ class _Worker:
         for move, visits, mean, avail in tree.root_stats():
             score_sum, win_sum, n = outcomes.get(move, (0.0, 0.0, 0))
             stats.append((move, visits, mean * visits, avail, score_sum, win_sum, n))
+        most_visited = sorted(stats, key=lambda s: (-s[1], s[0]))[:LINE_MOVES]
+        lines = expected_lines(state, tree, [s[0] for s in most_visited])
         return {"worker": self.index, "pid": os.getpid(), "iterations": tree.iterations,
                 "nodes": tree.n_nodes, "tree_moves": tree.tree_moves, "full": tree.full,
-                "seconds": elapsed, "stats": stats, "carried": carried}
+                "seconds": elapsed, "stats": stats, "carried": carried,
+                "lines": {m: (visits, lines[m]) for m, visits, *_ in most_visited}}
 
     def searcher(self, session: str) -> Searcher:
         """The Searcher of `session` on this worker (made on first use; the least recently
@@ -269,7 +272,11 @@ def merge_answers(state: GameCore, player: int, answers: List[dict], failed: Lis
     """Sum the workers' root statistics (or count their votes) into one result."""
     totals: Dict[int, List[float]] = {}
     votes: Dict[int, int] = {}
+    lines: Dict[int, tuple] = {}          # move: (visits, line) of the worker that saw it most
     for ans in answers:
+        for move, seen in ans.get("lines", {}).items():
+            if move not in lines or seen[0] > lines[move][0]:
+                lines[move] = seen
         best = None
         for move, visits, reward_sum, avail, score_sum, win_sum, n in ans["stats"]:
             t = totals.setdefault(move, [0, 0.0, 0, 0.0, 0.0, 0])
@@ -284,7 +291,8 @@ def merge_answers(state: GameCore, player: int, answers: List[dict], failed: Lis
         if best is not None:
             votes[best[0]] = votes.get(best[0], 0) + 1
     stats = [MoveStats(m, state.move_to_text(m), int(t[0]), t[1] / t[0] if t[0] else 0.0,
-                       int(t[2]), t[4] / t[5] if t[5] else 0.0, t[3] / t[5] if t[5] else 0.0)
+                       int(t[2]), t[4] / t[5] if t[5] else 0.0, t[3] / t[5] if t[5] else 0.0,
+                       lines.get(m, (0, ()))[1])
              for m, t in totals.items()]
     if merge == "vote":
         stats.sort(key=lambda s: (-votes.get(s.move, 0), -s.visits, s.move))

@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import List, Optional, Union
+from typing import List, Optional, Tuple, Union
 
 from cext.core import GameCore
 from engine.registry import from_view
 from engine.validation import parse_json
 from search.config import DEFAULT_BUDGET, Budget, SearchConfig, from_keywords
-from search.ismcts import SearchResult
+from search.ismcts import LineStep, SearchResult
 from search.parallel import search_with_workers
 
-__all__ = ["Budget", "RankedMove", "Suggestion", "load_position", "suggest"]
+__all__ = ["Budget", "LineStep", "RankedMove", "Suggestion", "line_text", "load_position",
+           "suggest"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,10 @@ class RankedMove:
     mean_reward: float
     win_probability: float
     expected_score: float
+    line: Tuple[LineStep, ...] = ()
+    """The decisions the search expects after this move, seat by seat (its principal
+    variation: search.ismcts.expected_line); empty where the search knows too little, and
+    past the LINE_MOVES best moves."""
 
 
 @dataclass
@@ -42,6 +47,11 @@ class Suggestion:
     @property
     def best(self) -> RankedMove:
         return self.moves[0]
+
+
+def line_text(line: Tuple[LineStep, ...]) -> str:
+    """An expected line as people read it: `P1 raid-furthest, P2 raid-boldhome`."""
+    return ", ".join(f"P{step.seat} {step.text}" for step in line)
 
 
 def load_position(position: Union[GameCore, dict, str]) -> GameCore:
@@ -69,8 +79,8 @@ def suggest(position: Union[GameCore, dict, str],
     search (search.config.DEFAULT_SECONDS). `config`: how to search (None: the game's tuned
     configuration, search.config.game_config); its fields may also be given as keywords
     (`mode="mo"`: the game's configuration with that field changed). Returns
-    the `top_k` moves by visits with their visits, mean reward, win probability and
-    expected final score. `workers` > 1 (or a Ray `address`) runs a root-parallel search on
+    the `top_k` moves by visits with their visits, mean reward, win probability, expected
+    final score and expected line (the decisions the search expects next). `workers` > 1 (or a Ray `address`) runs a root-parallel search on
     Ray (the iteration budget is shared out among the workers; a time budget holds for each).
     """
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
@@ -83,5 +93,5 @@ def suggest(position: Union[GameCore, dict, str],
     result = search_with_workers(state, budget, config, workers=workers, address=address,
                                  seed=seed, stop=stop)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
-                         s.expected_score) for i, s in enumerate(result.stats[:top_k])]
+                         s.expected_score, s.line) for i, s in enumerate(result.stats[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result)

@@ -166,7 +166,8 @@ def json_keys(obj: Any, path: str = ""):
 
 def stats_of(result) -> list:
     """A search result's root statistics, comparable with ==."""
-    return [(s.move, s.visits, round(s.mean_reward, 9), s.availability) for s in result.stats]
+    return [(s.move, s.visits, round(s.mean_reward, 9), s.availability, s.line)
+            for s in result.stats]
 
 
 def spread_over_phases(positions: list) -> list:

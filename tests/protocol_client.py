@@ -89,7 +89,8 @@ import re as _re
 INFO = _re.compile(r"^info iterations \d+ nodes \d+ time \d+ nps \d+ ips \d+$")
 CANDIDATE = _re.compile(r"^(?:info multipv (?P<multipv>\d+) string|hint) rank (?P<rank>\d+) "
                         r"move (?P<move>\S+) visits (?P<visits>\d+) mean (?P<mean>\d\.\d{4}) "
-                        r"winprob (?P<winprob>\d\.\d{4}) points (?P<points>-?\d+\.\d{2})$")
+                        r"winprob (?P<winprob>\d\.\d{4}) points (?P<points>-?\d+\.\d{2})"
+                        r"(?: line (?P<length>\d+)(?P<line>(?: \d+ \S+)*))?$")  # line: ShowLine
 
 
 def check_search_answer(lines: List[str], legal: List[str]) -> str:

@@ -468,6 +468,8 @@ def announcement_in_docs(name: str, kind: str, default: str) -> str:
         return line + f" min {doc_number(spin[1])} max {doc_number(spin[2])}"
     if kind.startswith("combo "):
         return line + "".join(f" var {v}" for v in kind.split()[1:] if v != "/")
+    if kind == "check":
+        return line
     assert re.fullmatch(r"string \(number \S+\.\.\S+, or auto\)", kind), kind
     return line
 
@@ -504,8 +506,8 @@ def documented_session() -> list:
 SEARCH_OWN = [  # the search's own numbers and moves (they change with the search code)
     (re.compile(r"\b(nodes|time|nps|ips) \d+"), r"\1 _"),
     (re.compile(r"^((?:info multipv \d+ string|hint) rank \d+) move \S+ visits \d+ "
-                r"mean \S+ winprob \S+ points \S+$"), r"\1 move _ visits _ mean _ winprob _ "
-                                                       r"points _"),
+                r"mean \S+ winprob \S+ points \S+(?P<line> line)?(?(line) \d+(?: \d+ \S+)*)$"),
+     lambda m: f"{m[1]} move _ visits _ mean _ winprob _ points _" + (" line _" if m["line"] else "")),
     (re.compile(r"^bestmove (?!\(none\))\S+$"), "bestmove _"),
     (re.compile(r"^(option name Workers type spin default 1 min 1 max )\d+$"), r"\1_"),
 ]
@@ -558,3 +560,27 @@ def test_the_documented_session_is_what_the_engine_prints(engine):
         assert matches(answer, documented), (command, answer)
     engine.send("quit")
     assert engine.end_input() == [] and engine.proc.wait(timeout=60) == 0
+
+
+def test_show_line_takes_true_or_false_and_adds_the_expected_line(engine):
+    """`ShowLine` (a UCI check option) is true or false; anything else is an error line that
+    leaves it as it was. On, every candidate ends `line <n>` and n (seat, move) pairs, each
+    seat a seat of the game; off again, the candidates are as before."""
+    assert engine.ask("setoption name ShowLine value maybe", "info string error") == \
+        ["info string error option ShowLine is true or false, not 'maybe'"]
+    engine.send("position khan players 3 seed 5")
+    engine.send("setoption name Iterations value 3000")
+    engine.send("setoption name ShowLine value TRUE")
+    lines = engine.ask("hint 3", "hintok", timeout=60)
+    engine.send("setoption name ShowLine value false")
+    plain = engine.ask("hint 3", "hintok", timeout=60)
+    candidates = [CANDIDATE.match(l) for l in lines if l.startswith("hint ")]
+    assert len(candidates) == 3 and all(candidates)
+    for m in candidates:
+        words = m["line"].split()
+        assert m["length"] is not None and len(words) == 2 * int(m["length"])
+        assert all(0 <= int(seat) < 3 for seat in words[::2])
+    assert any(int(m["length"]) >= 1 for m in candidates)
+    shown = [l.split(" line ")[0] for l in lines if l.startswith("hint ")]
+    assert shown == [l for l in plain if l.startswith("hint ")]
+    assert all(" line " not in l for l in plain)

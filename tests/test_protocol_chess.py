@@ -57,6 +57,8 @@ def test_the_handshake_names_the_engine_and_every_option(uci, caplog):
             assert (seen.default, seen.min, seen.max) == (o.default, o.low, o.high), o.name
         elif o.kind == "combo":
             assert (seen.default, seen.var) == (o.default, list(o.choices)), o.name
+        elif o.kind == "check":     # python-chess reads a check's default as a bool
+            assert seen.default is o.default is False, o.name
         else:                       # numbers UCI has no type for, or auto (the game's value)
             assert seen.default == str(o.default) == "auto", o.name
     assert uci.options["Workers"].max == MAX_WORKERS
@@ -67,7 +69,7 @@ def test_configure_and_ping_take_every_option_without_an_error(uci, caplog):
     """Errors come before `readyok`, so once `ping` returns, none was printed."""
     uci.configure({"Workers": 1, "Iterations": 50, "MoveTime": 20, "Seed": 2**63 - 1,
                    "C": "0.25", "ScoreWeight": "1", "KeyMode": "mo", "MaxNodes": 1000,
-                   "HintMoves": 4096})
+                   "HintMoves": 4096, "ShowLine": True})
     uci.ping()
     read = lines_read(caplog)
     assert read[-1] == "readyok"
@@ -109,6 +111,9 @@ def info_lines_of_a_session() -> list:
         c.send(f"position {game} players 3 seed 5")
         lines += c.ask("go iterations 300", "bestmove", timeout=60)
         lines += c.ask("hint 3", "hintok", timeout=60)
+    c.send("setoption name ShowLine value true")          # candidates with expected lines
+    c.send("position khan players 3 seed 5")
+    lines += c.ask("go iterations 3000", "bestmove", timeout=60)
     g = new_game("khiva", 2, 1)
     while not g.is_terminal():
         g.apply(g.legal_moves()[0])
@@ -138,4 +143,5 @@ def test_every_info_line_parses_without_a_complaint(caplog):
         else:
             assert info == {"string": line[len("info string "):]}, line
     assert candidates >= 4 and any("error" in l for l in lines)
+    assert any(" line 1 " in l for l in lines if l.startswith("info multipv"))
     assert complaints(caplog) == []
