@@ -188,6 +188,7 @@ class Engine:
         self.out = out
         self.out_lock = threading.Lock()
         self.options: Dict[str, object] = {o.name.lower(): o.default for o in OPTIONS}
+        self.show_line = False        # ShowLine as the running (or last) search began
         self.state: Optional[GameCore] = None
         self.view_seat: Optional[int] = None      # set up from this seat's view (else: full)
         self.searching: Optional[threading.Thread] = None
@@ -460,6 +461,7 @@ class Engine:
         """Search `state` on a worker thread; `finish(result, state)` answers, `last_line`
         ends the answer if the search fails."""
         seed, workers = int(self.options["seed"]), int(self.options["workers"])
+        lines = self.show_line = bool(self.options["showline"])   # as it was at the start
         config = self.search_config(state)
         with self.stop_lock:                    # a stop that already came applies at once
             stop = self.stop_event = threading.Event()
@@ -470,7 +472,8 @@ class Engine:
         def work():
             try:
                 result = search_with_workers(state, budget, config, workers=workers,
-                                             seed=seed, stop=stop, progress=self.report)
+                                             seed=seed, stop=stop, progress=self.report,
+                                             lines=lines)
                 if getattr(result, "failed", None):
                     self.send(f"info string workers failed {' '.join(map(str, result.failed))}"
                               f"; merged {len(result.answered)} of {result.workers}")
@@ -487,14 +490,14 @@ class Engine:
         self.send(search_info_line(iterations, nodes, elapsed))
 
     def finish_go(self, result, state) -> None:
-        show_line = self.options["showline"]
+        show_line = self.show_line
         self.send(search_info_line(result.iterations, result.nodes, result.seconds),
                   *[f"info multipv {rank} string {candidate_fields(rank, s, show_line)}"
                     for rank, s in enumerate(result.stats, 1)],
                   f"bestmove {result.text}")
 
     def finish_hint(self, result, state, k: int) -> None:
-        show_line = self.options["showline"]
+        show_line = self.show_line
         self.send(search_info_line(result.iterations, result.nodes, result.seconds),
                   *[f"hint {candidate_fields(rank, s, show_line)}"
                     for rank, s in enumerate(result.stats[:k], 1)],

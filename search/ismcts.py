@@ -60,7 +60,8 @@ class MoveStats:
     expected_score: float = 0.0
     line: Tuple[LineStep, ...] = ()
     """The decisions the search expects after this move (the principal variation), see
-    expected_line; empty past the LINE_MOVES best moves."""
+    expected_line; empty past the LINE_MOVES best moves, and unless the search was asked
+    for lines (`lines=True`: they cost up to a few hundredths of a second)."""
 
 
 @dataclass
@@ -201,9 +202,9 @@ def play_forced_moves(world: GameCore) -> None:
         world.apply(moves[0])
 
 
-def collect(state: GameCore, tree: Tree, elapsed: float) -> SearchResult:
-    """The result of a finished tree: moves ranked by visits, the best with their expected
-    lines."""
+def collect(state: GameCore, tree: Tree, elapsed: float, lines: bool = False) -> SearchResult:
+    """The result of a finished tree: moves ranked by visits, with `lines` the best with
+    their expected lines."""
     outcomes = tree.root_outcomes()
     stats = []
     for m, v, r, a in tree.root_stats():
@@ -211,8 +212,9 @@ def collect(state: GameCore, tree: Tree, elapsed: float) -> SearchResult:
         stats.append(MoveStats(m, state.move_to_text(m), v, r, a,
                                win_sum / n if n else 0.0, score_sum / n if n else 0.0))
     stats.sort(key=lambda s: (-s.visits, -s.mean_reward, s.move))
-    lines = expected_lines(state, tree, [s.move for s in stats[:LINE_MOVES]])
-    stats[:LINE_MOVES] = [replace(s, line=lines[s.move]) for s in stats[:LINE_MOVES]]
+    if lines:
+        expected = expected_lines(state, tree, [s.move for s in stats[:LINE_MOVES]])
+        stats[:LINE_MOVES] = [replace(s, line=expected[s.move]) for s in stats[:LINE_MOVES]]
     best = stats[0].move if stats else state.legal_moves()[0]
     return SearchResult(tree.player, best, state.move_to_text(best), tree.iterations, elapsed,
                         tree.n_nodes, tree.full, tree.tree_moves / max(1, tree.iterations), stats)
@@ -222,7 +224,7 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
            config: Optional[SearchConfig] = None, *, seed: int = 0,
            player: Optional[int] = None, stop: Optional[threading.Event] = None,
            progress: Optional[Progress] = None, progress_every: float = 1.0,
-           **fields: object) -> SearchResult:
+           lines: bool = False, **fields: object) -> SearchResult:
     """Search `state` for the player to move, seeing only that player's information.
 
     `budget` (search.config.Budget; an int is iterations, a float seconds) says when to
@@ -235,13 +237,13 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
     (`iterations=400, mode="mo"`: the game's configuration with that field changed).
 
     Returns the most visited root move and the statistics of every root move, most visited
-    first.
+    first; with `lines`, the LINE_MOVES best with their expected lines (MoveStats.line).
     """
     budget, config = from_keywords(budget, config, fields, "search", state)
     player = check_search(state, budget, player, stop, seed)
     tree = new_tree(state, player, config, seed)
     elapsed = run_tree(tree, budget, stop, progress, progress_every)
-    return collect(state, tree, elapsed)
+    return collect(state, tree, elapsed, lines)
 
 
 class Searcher:
@@ -273,7 +275,7 @@ class Searcher:
     def search(self, state: GameCore, budget: Union[Budget, int, float, None] = None,
                config: Optional[SearchConfig] = None, *, seed: Optional[int] = None,
                stop: Optional[threading.Event] = None, progress: Optional[Progress] = None,
-               progress_every: float = 1.0) -> SearchResult:
+               progress_every: float = 1.0, lines: bool = False) -> SearchResult:
         """As search.ismcts.search, on the kept tree when it holds the position."""
         budget, config = from_keywords(budget, config or self.config, {}, "search", state)
         player = check_search(state, budget, self.player, stop, seed)
@@ -283,7 +285,7 @@ class Searcher:
         tree = self.tree_for(state, player, config, seed)
         carried = tree.carried()
         elapsed = run_tree(tree, budget, stop, progress, progress_every)
-        result = collect(state, tree, elapsed)
+        result = collect(state, tree, elapsed, lines)
         result.carried = carried
         return result
 

@@ -99,9 +99,11 @@ class _Worker:
         return os.getpid()
 
     def search(self, state: GameCore, player: int, budget: Budget, config: SearchConfig,
-               seed: int, number: int, session: Optional[str] = None) -> dict:
+               seed: int, number: int, session: Optional[str] = None,
+               lines: bool = False) -> dict:
         """Search number `number`: this worker's share of a root-parallel search, on a new
-        tree, or with a `session` id on the tree this worker keeps for that session."""
+        tree, or with a `session` id on the tree this worker keeps for that session; with
+        `lines`, the expected lines of its LINE_MOVES most visited moves."""
         if session is None:
             tree = new_tree(state, player, config, seed)
         else:
@@ -113,12 +115,12 @@ class _Worker:
         for move, visits, mean, avail in tree.root_stats():
             score_sum, win_sum, n = outcomes.get(move, (0.0, 0.0, 0))
             stats.append((move, visits, mean * visits, avail, score_sum, win_sum, n))
-        most_visited = sorted(stats, key=lambda s: (-s[1], s[0]))[:LINE_MOVES]
-        lines = expected_lines(state, tree, [s[0] for s in most_visited])
+        most_visited = sorted(stats, key=lambda s: (-s[1], s[0]))[:LINE_MOVES] if lines else []
+        expected = expected_lines(state, tree, [s[0] for s in most_visited])
         return {"worker": self.index, "pid": os.getpid(), "iterations": tree.iterations,
                 "nodes": tree.n_nodes, "tree_moves": tree.tree_moves, "full": tree.full,
                 "seconds": elapsed, "stats": stats, "carried": carried,
-                "lines": {m: (visits, lines[m]) for m, visits, *_ in most_visited}}
+                "lines": {m: (visits, expected[m]) for m, visits, *_ in most_visited}}
 
     def searcher(self, session: str) -> Searcher:
         """The Searcher of `session` on this worker (made on first use; the least recently
@@ -195,7 +197,7 @@ class ParallelSearch:
                player: Optional[int] = None, merge: str = "sum",
                stop: Optional[threading.Event] = None,
                on_submit: Optional[Callable[[], None]] = None,
-               session: Optional[str] = None,
+               session: Optional[str] = None, lines: bool = False,
                **fields: object) -> ParallelResult:
         """Search `state` for the seat to move on every worker and merge the root statistics.
 
@@ -221,7 +223,8 @@ class ParallelSearch:
         t0 = time.perf_counter()
         self.number += 1
         pending = {self.actors[i].search.remote(state, player, share, config,
-                                                seed * 1_000_003 + i, self.number, session): i
+                                                seed * 1_000_003 + i, self.number, session,
+                                                lines): i
                    for i, share in shares.items()}
         if on_submit:
             on_submit()
@@ -330,7 +333,7 @@ def search_with_workers(state: GameCore, budget: Union[Budget, int, float, None]
                         address: Optional[str] = None, seed: int = 0,
                         stop: Optional[threading.Event] = None,
                         progress: Optional[Progress] = None,
-                        progress_every: float = 1.0) -> SearchResult:
+                        progress_every: float = 1.0, lines: bool = False) -> SearchResult:
     """search.ismcts.search on `workers` processes: with one (and no Ray `address`) in this
     process, without Ray; with more, root-parallel on the shared pool of Ray actors (see
     ParallelSearch.search: its result also says which workers failed; no progress calls)."""
@@ -338,8 +341,9 @@ def search_with_workers(state: GameCore, budget: Union[Budget, int, float, None]
     check_address(address)
     if workers == 1 and not address:
         return search(state, budget, config, seed=seed, stop=stop, progress=progress,
-                      progress_every=progress_every)
-    return shared_search(workers, address).search(state, budget, config, seed=seed, stop=stop)
+                      progress_every=progress_every, lines=lines)
+    return shared_search(workers, address).search(state, budget, config, seed=seed, stop=stop,
+                                                  lines=lines)
 
 
 class SearchSession:

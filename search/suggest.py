@@ -91,7 +91,7 @@ def suggest(position: Union[GameCore, dict, str],
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to suggest")
     result = search_with_workers(state, budget, config, workers=workers, address=address,
-                                 seed=seed, stop=stop)
+                                 seed=seed, stop=stop, lines=True)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score, s.line) for i, s in enumerate(result.stats[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result)

@@ -45,7 +45,7 @@ def replay(state, player: int, move: int, line) -> None:
 @pytest.mark.parametrize("game,players,moves", POSITIONS)
 def test_every_step_of_a_line_is_a_legal_decision_of_its_seat(game, players, moves):
     g = position(game, players, moves)
-    result = search(g, iterations=20000, seed=1)
+    result = search(g, iterations=20000, seed=1, lines=True)
     for s in result.stats[:LINE_MOVES]:
         assert len(s.line) <= LINE_MOST
         assert all(isinstance(step, LineStep) for step in s.line)
@@ -59,8 +59,8 @@ def test_a_search_of_some_depth_expects_replies_in_every_game():
     lead to nodes the search barely saw: there the line is empty.)"""
     lengths = {}
     for game, players, moves in POSITIONS:
-        lengths[game, players, moves] = len(search(position(game, players, moves),
-                                                   iterations=20000, seed=1).stats[0].line)
+        result = search(position(game, players, moves), iterations=20000, seed=1, lines=True)
+        lengths[game, players, moves] = len(result.stats[0].line)
     assert all(any(n for (g, _, _), n in lengths.items() if g == game) for game in GAMES)
     assert sum(n >= 1 for n in lengths.values()) >= 6, lengths
     assert max(lengths.values()) >= 3, lengths
@@ -70,7 +70,7 @@ def test_a_line_stops_where_the_search_knows_too_little():
     """A search of a few iterations visits no reply LINE_LEAST_VISITS times a world: no
     line; and only the LINE_MOVES most visited moves get one."""
     g = position("khan", 4, 0)
-    assert all(s.line == () for s in search(g, iterations=50, seed=1).stats)
+    assert all(s.line == () for s in search(g, iterations=50, seed=1, lines=True).stats)
     tree = new_tree(g, g.to_move, game_config("khan", 4), 1)
     tree.run(20000)
     worlds = imagined_worlds(g, g.to_move)
@@ -82,7 +82,7 @@ def test_a_line_stops_where_the_search_knows_too_little():
     for w in worlds:
         for m, v, _, _ in tree.stats_at(w):
             replies[m] = replies.get(m, 0) + v
-    result = search(g, iterations=20000, seed=1)
+    result = search(g, iterations=20000, seed=1, lines=True)
     first = result.stats[0].line[0]
     assert result.stats[0].move == best and first.move == max(replies, key=replies.get)
     assert replies[first.move] >= LINE_LEAST_VISITS * len(worlds)
@@ -99,14 +99,15 @@ def test_states_the_searcher_cannot_tell_apart_give_the_same_lines(game, players
     twin = next((t for t in (g.determinized(me, 777 + s) for s in range(50))
                  if t.to_json() != g.to_json()), None)
     assert twin is not None and twin.to_json(view=me) == g.to_json(view=me)
-    a, b = (search(s, iterations=8000, seed=3) for s in (g, twin))
+    a, b = (search(s, iterations=8000, seed=3, lines=True) for s in (g, twin))
     assert [s.line for s in a.stats] == [s.line for s in b.stats]
     assert [s.move for s in a.stats] == [s.move for s in b.stats]
 
 
 def test_lines_are_reproducible_and_follow_the_seed():
     g = position("taschkent", 3, 0)
-    lines = [[s.line for s in search(g, iterations=8000, seed=seed).stats] for seed in (5, 5, 6)]
+    lines = [[s.line for s in search(g, iterations=8000, seed=seed, lines=True).stats]
+             for seed in (5, 5, 6)]
     assert lines[0] == lines[1]
     assert any(lines[0])
 
@@ -131,7 +132,8 @@ def test_the_merged_line_is_the_one_of_the_worker_that_visited_the_move_most():
 def test_suggest_and_caravan_hint_give_the_line():
     g = position("khan", 4, 0)
     sug = suggest(g, 20000, top_k=3, seed=1)
-    assert sug.moves[0].line and sug.moves[0].line == search(g, iterations=20000, seed=1).stats[0].line
+    searched = search(g, iterations=20000, seed=1, lines=True)
+    assert sug.moves[0].line and sug.moves[0].line == searched.stats[0].line
     text = line_text(sug.moves[0].line)
     assert text.startswith(f"P{sug.moves[0].line[0].seat} {sug.moves[0].line[0].text}")
 
@@ -140,6 +142,16 @@ def test_suggest_and_caravan_hint_give_the_line():
         assert main(["hint", "khan", "--players", "4", "--seed", str(50), "--iterations",
                      "20000", "--search-seed", "1", "--top", "3"]) == 0
     assert " then P" in out.getvalue(), out.getvalue()
+
+
+def test_a_search_computes_lines_only_when_asked():
+    """The agents' searches do not pay for lines (up to a few hundredths of a second a
+    decision): a search without `lines` leaves them empty and is otherwise the same."""
+    g = position("khan", 4, 0)
+    plain, lined = search(g, iterations=20000, seed=1), search(g, iterations=20000, seed=1,
+                                                               lines=True)
+    assert all(s.line == () for s in plain.stats) and lined.stats[0].line
+    assert [(s.move, s.visits) for s in plain.stats] == [(s.move, s.visits) for s in lined.stats]
 
 
 def test_movestats_without_a_line_still_build():
