@@ -289,6 +289,21 @@ def test_boost_is_limited_by_the_cards_gem_icons_and_own_gems():
     assert camel_at(g, "black") == "khiva"             # a 5 has no icon: no decision asked
 
 
+def test_a_four_has_exactly_one_gem_icon():
+    """RULES-NOTES, gem icons: a 4 has 1 icon (Interpretation, docs/rules/khiva.md). White on
+    P1.3, the other camels in Khiva: the W4 walks P1.2, P1.1, leaps Khiva, P0.1, P0.2. With 5
+    gems a second icon would add boost-2 (to shop 4, P0.4); one icon allows only boost-1 (to
+    shop 3, P0.3, where 2 gems come back)."""
+    g = position(hands=FIVE, camels={"white": "P1.3"}, gems={0: 5})
+    play(g, "play-W4-give-B1", "play-B5-give-K1", "play-G4-give-B3")
+    assert g.phase == "boost" and g.to_move == 0
+    assert texts(g) == ["boost-0", "boost-1"]
+    with pytest.raises(ValueError):
+        g.apply(g.parse_move("boost-2"))
+    play(g, "boost-1")
+    assert camel_at(g, "white") == "P0.3" and player(g, 0)["gems"] == 5 - 1 + 2
+
+
 def test_a_boost_never_passes_the_outpost():
     """White on P0.2, a W2 and 2 gems: two steps reach P0.4, one more the outpost. Only
     boost-1 still changes where the camel ends, so boost-2 is not offered."""
@@ -381,6 +396,28 @@ def test_duel_two_cards_of_one_colour_earn_a_gem_usable_at_once():
     play(g, "play-W1-W3-give-B1-B2", "play-K1-K2-give-K3-K4")
     assert player(g, 0)["gems"] == 1
     assert g.to_move == 0 and texts(g) == ["boost-0", "boost-1"]
+
+
+# ================================================================ set-up
+TEAPOTS = [2] * 3 + [3] * 4 + [4] * 4 + [5] * 4 + [6] * 4 + [7] * 3
+CARPETS = sorted(f"{c}{v}" for c in "WBGPK" for v in (3, 4, 5))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_set_up_teapots_carpets_and_salt(players):
+    """RULES-NOTES (Khiva): 22 teapots 2 x3, 3 x4, 4 x4, 5 x4, 6 x4, 7 x3 (on the camels plus
+    the pile); 15 carpets, 3 per colour worth 3, 4, 5; salt bags 10, 9, 8, 7, 6, 10 on top.
+    Nothing is in a player's hands yet."""
+    assert len(TEAPOTS) == 22 and len(CARPETS) == 15
+    for seed in (0, 1, 7, 123):
+        d = Khiva(players, seed).to_json()
+        assert len(d["camels"]) == 5 and all(c["at"] == "khiva" for c in d["camels"])
+        assert sorted([c["teapot"] for c in d["camels"]] + d["teapot_pile"]) == TEAPOTS
+        assert sorted(d["carpet_pile"]) == CARPETS
+        assert d["salt_pile"] == [10, 9, 8, 7, 6]
+        for ps in d["player_state"]:
+            assert (ps["teapots"], ps["carpets_held"], ps["carpets_delivered"]) == (0, [], [])
+            assert ps["salt_points"] == 0
 
 
 # ================================================================ turns, redeals, the end

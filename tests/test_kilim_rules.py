@@ -11,8 +11,10 @@ import re
 
 import pytest
 
+from cext import kilim as core
 from cext.core import move_kind
-from engine.games.kilim import Kilim, domino_words, parse_domino
+from engine.games.kilim import (Kilim, card_text, domino_halves, domino_text, domino_words,
+                                parse_domino)
 from kilim_support import (cards, game_over, last_turn_of_day, late_in_day, play, player, texts,
                            third_day, window)
 
@@ -312,6 +314,38 @@ def test_played_cards_are_public_after_the_reveal_and_hidden_before():
     assert g.to_json(view=1)["player_state"][0]["choice"] == "gold-7"
 
 
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_every_seat_plays_exactly_one_card_per_auction(players):
+    """RULES-NOTES (Kilim): every player plays exactly one card per auction. In the card
+    phase the legal moves are exactly the cards in the mover's hand (no pass), each seat is
+    asked once, and the reveal shows one card per seat, the one it chose, gone from its hand
+    (unless the day ended and the cards came back). Every auction of two random games."""
+    auctions = 0
+    for seed in range(2):
+        g, rng = Kilim(players, seed), random.Random(seed)
+        while not g.is_terminal():
+            d = g.to_json()
+            if d["phase"] != "card" or any(ps["has_chosen"] for ps in d["player_state"]):
+                g.apply(rng.choice(g.legal_moves()))
+                continue
+            hands = [ps["hand"] for ps in d["player_state"]]
+            count, played = g.event_count, {}
+            while g.phase == "card":
+                p = g.to_move
+                assert p not in played and sorted(texts(g)) == sorted(hands[p])
+                played[p] = rng.choice(texts(g))
+                play(g, played[p])
+            assert sorted(played) == list(range(players))
+            shown = [(e[1], card_text(e[2])) for e in g.events(since=count)
+                     if e[0] == core.LOG_CARD]
+            assert shown == sorted(played.items())
+            if g.to_json()["day"] == d["day"]:
+                for p in range(players):
+                    assert sorted(player(g, p)["hand"] + [played[p]]) == sorted(hands[p])
+            auctions += 1
+    assert auctions == 2 * 3 * (10 if players == 2 else 15)
+
+
 # ================================================================ weaving
 def connected(rows):
     cells = {(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch != "."}
@@ -523,6 +557,76 @@ def test_piles_and_torn_carpets_by_player_count(players, torn, size):
         assert all(t[0] == str(g + 1) for t in pile if not t.endswith("X"))
     all_torn = [t for p in piles for t in p if t.endswith("X")]
     assert len(set(all_torn)) == len(all_torn)
+
+
+PAIRS_OF_TYPES = ["AA", "AB", "AC", "AD", "AE", "BB", "BC", "BD", "BE", "CC", "CD", "CE",
+                  "DD", "DE", "EE"]
+
+
+def test_each_group_is_the_fifteen_pairs_of_types_each_type_six_times():
+    """RULES-NOTES (Kilim): each group of 15 is the full set of unordered pairs over A-E, 5
+    doubles and 10 mixed, so every type shows 6 times per group (the component table: ids
+    group * 15 + pair, read through the notation and the core's halves)."""
+    for group in range(3):
+        ids = range(group * 15, group * 15 + 15)
+        names = [domino_text(d) for d in ids]
+        assert all(n[0] == str(group + 1) for n in names)
+        assert sorted(n[1:] for n in names) == PAIRS_OF_TYPES
+        assert sum(1 for n in names if n[1] == n[2]) == 5
+        assert all("".join(n[1:] for n in names).count(t) == 6 for t in "ABCDE")
+        assert [domino_halves(d) for d in ids] == [("ABCDE".index(n[1]), "ABCDE".index(n[2]))
+                                                   for n in names]
+        assert [parse_domino(n) for n in names] == list(ids)
+
+
+def test_the_torn_carpets_are_one_per_type_a_regular_half_and_a_torn_half():
+    """RULES-NOTES (Kilim): 5 torn dominoes, one per type, each a half of that type and a torn
+    half. With 5 players all five are shuffled into the piles (2 + 2 + 1) in every deal."""
+    assert [domino_text(d) for d in range(45, 50)] == ["AX", "BX", "CX", "DX", "EX"]
+    assert [domino_halves(d) for d in range(45, 50)] == [(t, core.TORN) for t in range(5)]
+    for seed in range(5):
+        d = Kilim(5, seed).to_json()
+        dealt = [d["on_table"]] + [t for pile in d["piles"] for t in pile]
+        assert sorted(t for t in dealt if t.endswith("X")) == ["AX", "BX", "CX", "DX", "EX"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_dealt_piles_draw_each_group_from_its_fifteen_pairs(players):
+    """The torn carpets replace regular dominoes (rulebook, Set-up 2), so a pile holds
+    distinct pairs of its own group, and over a few deals every pair of every group turns up."""
+    seen = [set(), set(), set()]
+    for seed in range(12):
+        d = Kilim(players, seed).to_json()
+        piles = [[d["on_table"]] + d["piles"][0]] + d["piles"][1:]
+        for group, pile in enumerate(piles):
+            regular = [t for t in pile if not t.endswith("X")]
+            assert len(regular) == len(set(regular)) == len(pile) - d["torn_in"][group]
+            assert all(t[0] == str(group + 1) and t[1:] in PAIRS_OF_TYPES for t in regular)
+            seen[group].update(t[1:] for t in regular)
+    assert [sorted(s) for s in seen] == [PAIRS_OF_TYPES] * 3
+
+
+def test_woven_dominoes_show_the_halves_of_their_table_entry():
+    """The core weaves what the table says: in random games every won domino (all 45 regular
+    and all 5 torn ones turn up) shows in the Kilim with the halves of its name."""
+    placed = set()
+    for players in (2, 3, 4, 5):
+        for seed in range(3):
+            g, rng = Kilim(players, seed), random.Random(seed)
+            while not g.is_terminal():
+                d = g.to_json()
+                move = rng.choice(g.legal_moves())
+                g.apply(move)
+                if d["phase"] != "place" or not d["to_place"]:
+                    continue
+                p, name = d["to_move"], d["to_place"][0]
+                before = [dom[3] for dom in d["player_state"][p]["kilim"]["dominoes"]]
+                new = [dom[3] for dom in player(g, p)["kilim"]["dominoes"]]
+                for halves in before:
+                    new.remove(halves)
+                assert len(new) == 1 and sorted(new[0]) == sorted(name[-2:]), (name, new)
+                placed.add(name)
+    assert len(placed) == 50
 
 
 def test_two_player_version_gold_one_to_ten():

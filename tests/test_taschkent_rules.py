@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from engine.games.taschkent import Taschkent, card_set_points
+from cext.taschkent import PY_BORDERS
+from engine.games.taschkent import NEIGHBOURS, Taschkent, card_set_points
 from taschkent_support import (add_posts, build, finished, fresh, give_action, give_goods,
                                give_trading, good_on_hut, hut, hut_to, last_turn_of_round,
                                neutral_to, pile_top, play, ps, set_display, set_supply, state,
@@ -49,6 +50,59 @@ def test_printed_huts_per_region():
     d = fresh()
     counts = [sum(1 for h in d["huts"] if h["at"] == f"R{r}") for r in range(1, 9)]
     assert counts == [1, 2, 1, 3, 2, 0, 1, 2]
+
+
+# RULES-NOTES (Taschkent): regions on a 2 x 4 grid, 1-2-3-4 above 5-6-7-8, orthogonal
+# neighbours only: these 10 borders and nothing else (4 and 5 are not neighbours).
+BORDERS = {(1, 2), (2, 3), (3, 4), (5, 6), (6, 7), (7, 8), (1, 5), (2, 6), (3, 7), (4, 8)}
+NEIGHBOUR_PAIRS = BORDERS | {(b, a) for a, b in BORDERS}
+
+
+def test_the_regions_are_a_two_by_four_grid_with_ten_borders():
+    """The border table (cext/taschkent.pyx) and the neighbours the Python half derives from
+    it: the 10 borders of the grid, each once, symmetric, 4-5 absent."""
+    assert len(PY_BORDERS) == 10
+    assert {(a + 1, b + 1) for a, b in PY_BORDERS} == BORDERS
+    assert {(r + 1, t + 1) for r in range(8) for t in NEIGHBOURS[r]} == NEIGHBOUR_PAIRS
+    assert 4 not in NEIGHBOURS[3] and 3 not in NEIGHBOURS[4]      # R4 and R5 share no border
+
+
+def test_removal_reaches_exactly_the_neighbouring_regions():
+    """With a post in every region, the Removal card offers to move one to each orthogonal
+    neighbour on the grid (RULES-NOTES: adjacency), 20 moves, and nowhere else."""
+    d = fresh()
+    give_action(d, 0, "removal")
+    for r in range(1, 9):
+        add_posts(d, 0, r)
+    g = build(d)
+    moves = [re.fullmatch(r"card-removal-R(\d)-R(\d)", t) for t in texts(g)]
+    assert {(int(m[1]), int(m[2])) for m in moves if m} == NEIGHBOUR_PAIRS
+    assert sum(1 for m in moves if m) == 20
+
+
+@pytest.mark.parametrize("region", range(1, 9))
+def test_caravan_moves_on_reaches_exactly_the_neighbouring_regions(region):
+    """Caravan moves on takes the own hut from `region` to each grid neighbour, and only there
+    (RULES-NOTES: adjacency)."""
+    d = fresh()
+    give_action(d, 0, "caravan")
+    hut_to(d, "H0", f"R{region}")
+    g = build(d)
+    reached = {int(t[-1]) for t in texts(g) if t.startswith("card-caravan-H0-R")}
+    assert reached == {b for a, b in NEIGHBOUR_PAIRS if a == region}
+
+
+def test_trade_connections_are_laid_on_the_ten_borders_only():
+    """A trade connection bought on field 1 goes on one of the 10 borders (RULES-NOTES:
+    adjacency, trade connections), in each colour."""
+    d = fresh()
+    rich(d, 0, amount=2)
+    g = build(d)
+    for colour in ("red", "green", "blue"):
+        links = [t for t in texts(g) if t.startswith(f"move-horses-link-{colour}-")]
+        laid = {tuple(int(x) for x in t.rsplit("-", 2)[1:]) for t in links}
+        assert len(links) == 10
+        assert laid == BORDERS
 
 
 def test_bad_arguments_are_refused():
