@@ -29,6 +29,7 @@ from cext.core cimport (GameCore, StateHead, MAX_MOVES, MAX_PLAYERS, MAX_PLAYOUT
                         TRACK_OFF, TRACK_KEYS, TRACK_ALL, seed_from_python)
 from cext.rng cimport Rng, rng_seed, rng_below, mix64
 from cext.infohash cimport KEY_SO, KEY_MO, KEY_FULL
+from cext.core import check_int
 
 cdef enum:
     MAX_DEPTH = 1024
@@ -418,6 +419,7 @@ cdef class Tree:
     cdef bint root_key_fixed                 # the same in every determinization (not full keys)
     cdef int n_root_moves
     cdef int root_moves[MAX_MOVES]           # the searcher's legal moves at the root, ascending
+    cdef bint restricted                     # root_moves are a subset (restrict_root)
     cdef double root_score_sum[MAX_MOVES]    # the searcher's final score summed per root move
     cdef double root_win_sum[MAX_MOVES]      # and its win share
     cdef long long root_count[MAX_MOVES]     # over this many iterations of this search
@@ -500,6 +502,7 @@ cdef class Tree:
         cdef int i
         self.root = root.clone()
         self.n_root_moves = self.root.gen_moves(self.root_moves)
+        self.restricted = False
         for i in range(self.n_root_moves):
             self.root_score_sum[i] = 0.0
             self.root_win_sum[i] = 0.0
@@ -1085,9 +1088,39 @@ cdef class Tree:
                 for i in range(self.n_root_moves)}
 
     def root_stats(self) -> list:
-        """[(move, visits, mean reward, availability)] for the searching player's root moves."""
-        return self.edge_stats(self.find_node(self.root.node_key(self.player, self.player,
-                                                                  self.mode)))
+        """[(move, visits, mean reward, availability)] for the searching player's root moves
+        (those restrict_root left, if it was called)."""
+        stats = self.edge_stats(self.find_node(self.root.node_key(self.player, self.player,
+                                                                   self.mode)))
+        if self.restricted:
+            searched = {self.root_moves[i] for i in range(self.n_root_moves)}
+            stats = [s for s in stats if s[0] in searched]
+        return stats
+
+    def restrict_root(self, moves) -> None:
+        """Search only `moves` at the root (UCI's searchmoves): legal moves of the searcher
+        there, at least one, given before the search has run an iteration since its root was
+        set. Kept until the next reroot."""
+        cdef int i, n = 0
+        if self.iterations:
+            raise ValueError("restrict the root moves before the search runs")
+        wanted = set()
+        for m in moves:
+            wanted.add(check_int(m, "a root move"))
+        legal = {self.root_moves[i] for i in range(self.n_root_moves)}
+        if not wanted:
+            raise ValueError("searchmoves needs at least one move")
+        unknown = sorted(wanted - legal)
+        if unknown:
+            raise ValueError(f"move {unknown[0]} is not a legal move of player {self.player} "
+                             f"here")
+        for i in range(self.n_root_moves):
+            if self.root_moves[i] in wanted:
+                self.root_moves[n] = self.root_moves[i]
+                n += 1
+        self.n_root_moves = n
+        self.has_root_prior = False
+        self.restricted = True
 
     def stats_at(self, GameCore state not None) -> list:
         """[(move, visits, mean reward, availability)] at the node of the seat to move at

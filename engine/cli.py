@@ -140,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"search seconds (default {DEFAULT_SECONDS:g} when --iterations is "
                         "not given either)")
     h.add_argument("--top", type=positive_int, default=5, help="how many moves to show (default 5)")
+    h.add_argument("--searchmoves", default=None,
+                   help="search only these moves of the seat to move, space-separated (what "
+                        "does the search make of the moves you are weighing?)")
     h.add_argument("--search-seed", type=int, default=0, help="seed of the search")
     h.add_argument("--mode", choices=("so", "mo"), default=None,
                    help="node keying (default: the game's, see `caravan games`)")
@@ -229,6 +232,7 @@ class _GamePrinter:
 
 def cmd_hint(args: argparse.Namespace, out) -> int:
     """Rank the moves of the seat to move, after showing the position as that seat sees it."""
+    from search.ismcts import root_moves_of
     from search.suggest import Budget, line_text, suggest
 
     info = game_info(args.game)
@@ -240,6 +244,8 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
         budget = DEFAULT_BUDGET
     if args.address:
         os.environ["RAY_ADDRESS"] = args.address
+    searchmoves = None if args.searchmoves is None else args.searchmoves.split()
+    root_moves_of(state, searchmoves)           # a bad move is refused before anything is shown
     seat = state.to_move
     print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)
     print(state.render(seat), file=out)
@@ -248,7 +254,7 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     config = game_config(state.game, state.n_players,
                          **{k: v for k, v in given.items() if v is not None})
     sug = suggest(state, budget, args.top, config, seed=args.search_seed, workers=args.workers,
-                  address=args.address)
+                  address=args.address, searchmoves=searchmoves)
     print(f"hints for P{sug.player} ({sug.iterations:,} iterations in {sug.seconds:.2f} s), "
           "ranked by visits: the moves the search chose most often first; win = its estimated "
           "chance of winning after the move, score = its expected final score, then = the "

@@ -24,6 +24,7 @@ from engine.validation import read_line
 from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
                            Budget, SearchConfig, game_config, reproducible_budget)
 from search.parallel import require_ray, search_with_workers
+from search.ismcts import root_moves_of
 
 ENGINE_NAME = "Caravan 0.1.0"
 ENGINE_AUTHOR = "the Caravan developers"
@@ -147,6 +148,26 @@ def parse_json_object(raw: str) -> dict:
     return obj
 
 
+GO_WORDS = ("iterations", "movetime", "infinite")
+
+
+def split_searchmoves(args: List[str]) -> Tuple[List[str], Optional[List[str]]]:
+    """`args` without `searchmoves <move>...`, and those moves (None: not given). The moves
+    run to the next of go's words (iterations, movetime, infinite) or to the end."""
+    if "searchmoves" not in args:
+        return args, None
+    i = args.index("searchmoves")
+    j = i + 1
+    while j < len(args) and args[j] not in GO_WORDS and args[j] != "searchmoves":
+        j += 1
+    moves, rest = args[i + 1:j], args[:i] + args[j:]
+    if not moves:
+        raise ProtocolError("searchmoves needs at least one move")
+    if "searchmoves" in rest:
+        raise ProtocolError("searchmoves is given once")
+    return rest, moves
+
+
 def parse_go_limits(args: List[str]) -> Tuple[int, int, bool]:
     """(iterations, movetime in ms, infinite) of `go [iterations <n>] [movetime <ms>]
     [infinite]` (0: the limit is not given); ProtocolError when malformed or out of range."""
@@ -160,7 +181,7 @@ def parse_go_limits(args: List[str]) -> Tuple[int, int, bool]:
             continue
         if key not in ("iterations", "movetime") or i + 1 >= len(args):
             raise ProtocolError(f"unexpected {key[:40]!r}: go [iterations <n>] "
-                                "[movetime <ms>] [infinite]")
+                                "[movetime <ms>] [infinite] [searchmoves <move>...]")
         try:
             value = int(args[i + 1])
         except ValueError:
@@ -423,6 +444,7 @@ class Engine:
 
     def cmd_go(self, args, line):
         st = self.need_position()
+        args, searchmoves = split_searchmoves(args)
         budget = self.budget(args)
         if st.is_terminal():
             self.send("info string gameover",
@@ -430,22 +452,26 @@ class Engine:
                       "info string ranking " + " ".join(str(x) for x in st.ranking()),
                       ANSWER_END["go"])
             return
-        self.start_search(st, budget, self.finish_go, ANSWER_END["go"])
+        self.start_search(st, budget, self.finish_go, ANSWER_END["go"],
+                          root_moves_of(st, searchmoves))
 
     def cmd_hint(self, args, line):
         st = self.need_position()
         k = int(self.options["hintmoves"])
+        args, searchmoves = split_searchmoves(args)
+        if len(args) > 1:
+            raise ProtocolError("usage: hint [<k>] [searchmoves <move>...]")
         if args:
             try:
                 k = int(args[0])
             except ValueError:
-                raise ProtocolError("usage: hint [<k>]") from None
+                raise ProtocolError("usage: hint [<k>] [searchmoves <move>...]") from None
             if not 1 <= k <= MAX_HINT_MOVES:
                 raise ProtocolError(f"k must be between 1 and {MAX_HINT_MOVES}")
         if st.is_terminal():
             raise ProtocolError("the game is over: no hint")
         self.start_search(st, self.option_budget(), lambda r, s: self.finish_hint(r, s, k),
-                          ANSWER_END["hint"])
+                          ANSWER_END["hint"], root_moves_of(st, searchmoves))
 
     def cmd_stop(self, args, line):
         self.request_stop(self.line_no)
@@ -457,9 +483,9 @@ class Engine:
 
     # ------------------------------------------------------------------ searching
     def start_search(self, state: GameCore, budget: Budget, finish: Callable,
-                     last_line: str) -> None:
-        """Search `state` on a worker thread; `finish(result, state)` answers, `last_line`
-        ends the answer if the search fails."""
+                     last_line: str, only: Optional[List[int]] = None) -> None:
+        """Search `state` on a worker thread (`only`: the root moves searchmoves left);
+        `finish(result, state)` answers, `last_line` ends the answer if the search fails."""
         seed, workers = int(self.options["seed"]), int(self.options["workers"])
         lines = self.show_line = bool(self.options["showline"])   # as it was at the start
         config = self.search_config(state)
@@ -473,7 +499,7 @@ class Engine:
             try:
                 result = search_with_workers(state, budget, config, workers=workers,
                                              seed=seed, stop=stop, progress=self.report,
-                                             lines=lines)
+                                             lines=lines, searchmoves=only)
                 if getattr(result, "failed", None):
                     self.send(f"info string workers failed {' '.join(map(str, result.failed))}"
                               f"; merged {len(result.answered)} of {result.workers}")

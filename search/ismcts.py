@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from cext.core import GameCore
 from cext.ismcts import Tree
@@ -85,6 +85,40 @@ class SearchResult:
     @property
     def iterations_per_second(self) -> float:
         return self.iterations / self.seconds if self.seconds > 0 else 0.0
+
+
+def root_moves_of(state: GameCore, searchmoves: Optional[Sequence[Union[int, str]]]
+                  ) -> Optional[List[int]]:
+    """The moves a search restricted by `searchmoves` considers at `state` (UCI's
+    searchmoves): legal moves of the seat to move, as ints or in notation, at least one and
+    each once (None: every legal move). ValueError for anything else."""
+    if searchmoves is None:
+        return None
+    if isinstance(searchmoves, (str, bytes)) or not isinstance(searchmoves, (list, tuple)):
+        raise ValueError(f"searchmoves is a list of moves, not {quoted(searchmoves)}")
+    if not searchmoves:
+        raise ValueError("searchmoves needs at least one move")
+    legal = state.legal_moves()
+    if len(searchmoves) > len(legal):
+        raise ValueError(f"searchmoves names {len(searchmoves)} moves; seat {state.to_move} "
+                         f"has {len(legal)}")
+    moves = []
+    for m in searchmoves:
+        move = state.parse_move(m) if isinstance(m, str) else check_move(m)
+        if move not in legal:
+            raise ValueError(f"searchmoves: {quoted(m)} is not a legal move of seat "
+                             f"{state.to_move}")
+        if move in moves:
+            raise ValueError(f"searchmoves names {quoted(m)} twice")
+        moves.append(move)
+    return moves
+
+
+def check_move(m: object) -> int:
+    """A move given as a number: an int (not a bool)."""
+    if isinstance(m, bool) or not isinstance(m, int):
+        raise ValueError(f"a move is an int or its notation, not {quoted(m)}")
+    return m
 
 
 def new_tree(state: GameCore, player: int, config: SearchConfig, seed: int) -> Tree:
@@ -215,7 +249,7 @@ def collect(state: GameCore, tree: Tree, elapsed: float, lines: bool = False) ->
     if lines:
         expected = expected_lines(state, tree, [s.move for s in stats[:LINE_MOVES]])
         stats[:LINE_MOVES] = [replace(s, line=expected[s.move]) for s in stats[:LINE_MOVES]]
-    best = stats[0].move if stats else state.legal_moves()[0]
+    best = stats[0].move if stats else min(tree.root_outcomes())
     return SearchResult(tree.player, best, state.move_to_text(best), tree.iterations, elapsed,
                         tree.n_nodes, tree.full, tree.tree_moves / max(1, tree.iterations), stats)
 
@@ -224,7 +258,8 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
            config: Optional[SearchConfig] = None, *, seed: int = 0,
            player: Optional[int] = None, stop: Optional[threading.Event] = None,
            progress: Optional[Progress] = None, progress_every: float = 1.0,
-           lines: bool = False, **fields: object) -> SearchResult:
+           lines: bool = False, searchmoves: Optional[Sequence[Union[int, str]]] = None,
+           **fields: object) -> SearchResult:
     """Search `state` for the player to move, seeing only that player's information.
 
     `budget` (search.config.Budget; an int is iterations, a float seconds) says when to
@@ -238,10 +273,15 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
 
     Returns the most visited root move and the statistics of every root move, most visited
     first; with `lines`, the LINE_MOVES best with their expected lines (MoveStats.line).
+    `searchmoves` (moves as ints or in notation) restricts the root to those moves (UCI's
+    searchmoves: what would the search make of these?).
     """
     budget, config = from_keywords(budget, config, fields, "search", state)
     player = check_search(state, budget, player, stop, seed)
+    only = root_moves_of(state, searchmoves)
     tree = new_tree(state, player, config, seed)
+    if only is not None:
+        tree.restrict_root(only)
     elapsed = run_tree(tree, budget, stop, progress, progress_every)
     return collect(state, tree, elapsed, lines)
 
@@ -275,14 +315,18 @@ class Searcher:
     def search(self, state: GameCore, budget: Union[Budget, int, float, None] = None,
                config: Optional[SearchConfig] = None, *, seed: Optional[int] = None,
                stop: Optional[threading.Event] = None, progress: Optional[Progress] = None,
-               progress_every: float = 1.0, lines: bool = False) -> SearchResult:
+               progress_every: float = 1.0, lines: bool = False,
+               searchmoves: Optional[Sequence[Union[int, str]]] = None) -> SearchResult:
         """As search.ismcts.search, on the kept tree when it holds the position."""
         budget, config = from_keywords(budget, config or self.config, {}, "search", state)
         player = check_search(state, budget, self.player, stop, seed)
+        only = root_moves_of(state, searchmoves)
         self.searches += 1
         if seed is None:
             seed = self.seed * 1_000_003 + self.searches
         tree = self.tree_for(state, player, config, seed)
+        if only is not None:
+            tree.restrict_root(only)
         carried = tree.carried()
         elapsed = run_tree(tree, budget, stop, progress, progress_every)
         result = collect(state, tree, elapsed, lines)

@@ -26,14 +26,14 @@ import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from cext.core import GameCore
 from engine.validation import quoted
 from search.config import Budget, SearchConfig, check_workers, from_keywords
 from search.extras import require
 from search.ismcts import (LINE_MOVES, MoveStats, Progress, SearchResult, Searcher, check_search,
-                           expected_lines, new_tree, run_tree, search)
+                           expected_lines, new_tree, root_moves_of, run_tree, search)
 
 MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
 
@@ -100,14 +100,17 @@ class _Worker:
 
     def search(self, state: GameCore, player: int, budget: Budget, config: SearchConfig,
                seed: int, number: int, session: Optional[str] = None,
-               lines: bool = False) -> dict:
+               lines: bool = False, only: Optional[List[int]] = None) -> dict:
         """Search number `number`: this worker's share of a root-parallel search, on a new
         tree, or with a `session` id on the tree this worker keeps for that session; with
-        `lines`, the expected lines of its LINE_MOVES most visited moves."""
+        `lines`, the expected lines of its LINE_MOVES most visited moves; with `only`, the
+        root restricted to those moves (checked by the driver)."""
         if session is None:
             tree = new_tree(state, player, config, seed)
         else:
             tree = self.searcher(session).tree_for(state, player, config, seed)
+        if only is not None:
+            tree.restrict_root(only)
         carried = tree.carried()
         elapsed = run_tree(tree, budget, _Stopped(self, number))
         outcomes = tree.root_outcomes()
@@ -198,6 +201,7 @@ class ParallelSearch:
                stop: Optional[threading.Event] = None,
                on_submit: Optional[Callable[[], None]] = None,
                session: Optional[str] = None, lines: bool = False,
+               searchmoves: Optional[Sequence[Union[int, str]]] = None,
                **fields: object) -> ParallelResult:
         """Search `state` for the seat to move on every worker and merge the root statistics.
 
@@ -213,6 +217,7 @@ class ParallelSearch:
         player = check_search(state, budget, player, stop, seed)
         if state.is_terminal():
             raise ValueError("the game is over: nothing to search")
+        only = root_moves_of(state, searchmoves)
         self.replace_dead()
         w = self.workers
         total = budget.iterations
@@ -224,7 +229,7 @@ class ParallelSearch:
         self.number += 1
         pending = {self.actors[i].search.remote(state, player, share, config,
                                                 seed * 1_000_003 + i, self.number, session,
-                                                lines): i
+                                                lines, only): i
                    for i, share in shares.items()}
         if on_submit:
             on_submit()
@@ -243,7 +248,7 @@ class ParallelSearch:
                     failed.append(i)
                     self.dead.add(i)
         elapsed = time.perf_counter() - t0
-        return merge_answers(state, player, answers, failed, w, elapsed, merge)
+        return merge_answers(state, player, answers, failed, w, elapsed, merge, only)
 
     def forget(self, session: str) -> None:
         """Every worker frees the tree it keeps for `session`; returns when they have (a
@@ -271,8 +276,10 @@ class ParallelSearch:
 
 
 def merge_answers(state: GameCore, player: int, answers: List[dict], failed: List[int],
-                  workers: int, elapsed: float, merge: str) -> ParallelResult:
-    """Sum the workers' root statistics (or count their votes) into one result."""
+                  workers: int, elapsed: float, merge: str,
+                  only: Optional[List[int]] = None) -> ParallelResult:
+    """Sum the workers' root statistics (or count their votes) into one result (`only`: the
+    root moves searched, when restricted)."""
     totals: Dict[int, List[float]] = {}
     votes: Dict[int, int] = {}
     lines: Dict[int, tuple] = {}          # move: (visits, line) of the worker that saw it most
@@ -304,7 +311,7 @@ def merge_answers(state: GameCore, player: int, answers: List[dict], failed: Lis
     if not stats:
         if not answers:
             raise RuntimeError(f"all {workers} search workers failed")
-        best_move = state.legal_moves()[0]
+        best_move = min(only) if only else state.legal_moves()[0]
     else:
         best_move = stats[0].move
     iterations = sum(a["iterations"] for a in answers)
@@ -333,7 +340,9 @@ def search_with_workers(state: GameCore, budget: Union[Budget, int, float, None]
                         address: Optional[str] = None, seed: int = 0,
                         stop: Optional[threading.Event] = None,
                         progress: Optional[Progress] = None,
-                        progress_every: float = 1.0, lines: bool = False) -> SearchResult:
+                        progress_every: float = 1.0, lines: bool = False,
+                        searchmoves: Optional[Sequence[Union[int, str]]] = None
+                        ) -> SearchResult:
     """search.ismcts.search on `workers` processes: with one (and no Ray `address`) in this
     process, without Ray; with more, root-parallel on the shared pool of Ray actors (see
     ParallelSearch.search: its result also says which workers failed; no progress calls)."""
@@ -341,9 +350,9 @@ def search_with_workers(state: GameCore, budget: Union[Budget, int, float, None]
     check_address(address)
     if workers == 1 and not address:
         return search(state, budget, config, seed=seed, stop=stop, progress=progress,
-                      progress_every=progress_every, lines=lines)
+                      progress_every=progress_every, lines=lines, searchmoves=searchmoves)
     return shared_search(workers, address).search(state, budget, config, seed=seed, stop=stop,
-                                                  lines=lines)
+                                                  lines=lines, searchmoves=searchmoves)
 
 
 class SearchSession:

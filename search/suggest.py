@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 from cext.core import GameCore
 from engine.registry import from_view
@@ -69,7 +69,9 @@ def suggest(position: Union[GameCore, dict, str],
             budget: Union[Budget, int, float, dict, None] = None,
             top_k: int = 5, config: Optional[SearchConfig] = None, *, seed: int = 0,
             stop: Optional[threading.Event] = None, workers: int = 1,
-            address: Optional[str] = None, **fields: object) -> Suggestion:
+            address: Optional[str] = None,
+            searchmoves: Optional[Sequence[Union[int, str]]] = None,
+            **fields: object) -> Suggestion:
     """Rank the moves of the seat to move in `position`.
 
     `position` is a game state (the search still sees only the seat to move's information)
@@ -82,6 +84,8 @@ def suggest(position: Union[GameCore, dict, str],
     the `top_k` moves by visits with their visits, mean reward, win probability, expected
     final score and expected line (the decisions the search expects next). `workers` > 1 (or a Ray `address`) runs a root-parallel search on
     Ray (the iteration budget is shared out among the workers; a time budget holds for each).
+    `searchmoves` (moves as ints or in notation) ranks only those moves: what the search
+    makes of the moves a player is weighing.
     """
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")
@@ -91,7 +95,7 @@ def suggest(position: Union[GameCore, dict, str],
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to suggest")
     result = search_with_workers(state, budget, config, workers=workers, address=address,
-                                 seed=seed, stop=stop, lines=True)
+                                 seed=seed, stop=stop, lines=True, searchmoves=searchmoves)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score, s.line) for i, s in enumerate(result.stats[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result)

@@ -52,6 +52,10 @@ WORDS = ["position", "players", "seed", "moves", "view", "go", "iterations", "mo
          "infinite", "hint", "legal", "d", "setoption", "name", "value", "stop", "isready",
          "ucinewgame", "uci", "{", "}", "[", "]", '"game"', "null", "\t", "\x00", "é", "💥",
          "\u2028", "\x85", "\r", *GAMES, *OPTIONS, *NUMBERS]
+# moves in notation, for searchmoves: the first moves of each game (legal where the fuzzer's
+# position is that game's, at the start; elsewhere errors)
+MOVE_TEXTS = sorted({g.move_to_text(m) for g in (new_game(name, None, 3) for name in GAMES)
+                     for m in g.legal_moves()[:12]})
 SPECIAL = [0, -1, 1, 2, 3, 5, 8, 16, 99, 255, 256, 2**31, -2**31, 2**63, 2**64, 10**30,
            -10**30, 0.5, -0.0, 1e308, "", "x", "W9", "board", "khiva", None, True, False, [],
            {}, [0] * 40, ["W1"] * 20, "A" * 300]
@@ -159,8 +163,10 @@ class LineMaker:
             elif pick < 0.75:
                 words += ["movetime", str(r.randint(1, 30)) if r.random() < 0.8
                           else r.choice(NUMBERS)]
-            elif pick < 0.9:
+            elif pick < 0.85:
                 words.append("infinite")
+            elif pick < 0.92:
+                words += ["searchmoves", *r.sample(MOVE_TEXTS, r.choice([0, 1, 1, 2, 3]))]
             else:
                 words.append(r.choice(WORDS))
         line = " ".join(words)
@@ -171,8 +177,11 @@ class LineMaker:
         return line
 
     def make_hint(self) -> str:
-        return self.rng.choice(["hint", "hint 1", "hint 3", "hint 4096", "hint 0", "hint x",
+        line = self.rng.choice(["hint", "hint 1", "hint 3", "hint 4096", "hint 0", "hint x",
                                 "hint " + self.rng.choice(NUMBERS)])
+        if self.rng.random() < 0.2:
+            line += " searchmoves " + " ".join(self.rng.sample(MOVE_TEXTS, 2))
+        return line
 
     def make_query(self) -> str:
         r = self.rng

@@ -87,6 +87,18 @@ def test_suggest_with_workers(pool):
     assert s.iterations == 2000 and len(s.moves) == 3
 
 
+def test_workers_search_only_the_searchmoves_and_send_expected_lines(pool):
+    g = new_game("khan", 4, 3)
+    only = ["raid-boldhome", "raid-sundome"]
+    r = pool.search(g, Budget(6000), seed=1, searchmoves=only, lines=True)
+    assert sorted(s.text for s in r.stats) == sorted(only) and r.text in only
+    assert r.iterations == 6000 == sum(s.visits for s in r.stats)
+    assert all(s.line for s in r.stats)
+    assert all(s.line == () for s in pool.search(g, Budget(600), seed=1).stats)
+    with pytest.raises(ValueError, match="not a legal move"):
+        pool.search(g, Budget(600), seed=1, searchmoves=["raid-nowhere"])
+
+
 def test_arena_games_run_as_ray_tasks(pool):
     from search.arena import run_arena
     from search.arena_ray import RayArenaRunner
