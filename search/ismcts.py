@@ -130,11 +130,13 @@ def new_tree(state: GameCore, player: int, config: SearchConfig, seed: int) -> T
 
 
 def check_search(state: GameCore, budget: Budget, player: Optional[int],
-                 stop: Optional[object], seed: Optional[object]) -> int:
+                 stop: Optional[object], seed: Optional[object], lines: object = False) -> int:
     """The searching player (the one to move, unless `player` says otherwise and is wrong:
     ValueError); ValueError too for a budget without a limit and no `stop` to end it, a
-    `stop` without is_set() and a seed that is not an integer (None: the caller derives
-    one)."""
+    `stop` without is_set(), a seed that is not an integer (None: the caller derives
+    one) and `lines` that is not True or False."""
+    if not isinstance(lines, bool):
+        raise ValueError(f"lines is True or False, not {quoted(lines)}")
     if stop is not None and not callable(getattr(stop, "is_set", None)):
         raise ValueError(f"stop must be a threading.Event (anything with is_set()), "
                          f"not {quoted(stop)}")
@@ -277,7 +279,7 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
     searchmoves: what would the search make of these?).
     """
     budget, config = from_keywords(budget, config, fields, "search", state)
-    player = check_search(state, budget, player, stop, seed)
+    player = check_search(state, budget, player, stop, seed, lines)
     only = root_moves_of(state, searchmoves)
     tree = new_tree(state, player, config, seed)
     if only is not None:
@@ -319,7 +321,7 @@ class Searcher:
                searchmoves: Optional[Sequence[Union[int, str]]] = None) -> SearchResult:
         """As search.ismcts.search, on the kept tree when it holds the position."""
         budget, config = from_keywords(budget, config or self.config, {}, "search", state)
-        player = check_search(state, budget, self.player, stop, seed)
+        player = check_search(state, budget, self.player, stop, seed, lines)
         only = root_moves_of(state, searchmoves)
         self.searches += 1
         if seed is None:

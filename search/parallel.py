@@ -214,7 +214,7 @@ class ParallelSearch:
         if merge not in ("sum", "vote"):
             raise ValueError("merge is 'sum' or 'vote'")
         budget, config = from_keywords(budget, config, fields, "search", state)
-        player = check_search(state, budget, player, stop, seed)
+        player = check_search(state, budget, player, stop, seed, lines)
         if state.is_terminal():
             raise ValueError("the game is over: nothing to search")
         only = root_moves_of(state, searchmoves)

@@ -167,3 +167,9 @@ def test_the_hint_of_caravan_play_shows_the_line():
     _hint(position("khan", 4, 0), ["2"], out, Budget(20000))
     shown = out.getvalue().splitlines()
     assert len(shown) == 4 and shown[1].startswith("     then P"), shown
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None, 0.0])
+def test_lines_is_true_or_false(bad):
+    with pytest.raises(ValueError, match="lines is True or False"):
+        search(position("khan", 4, 0), iterations=10, seed=1, lines=bad)
