@@ -257,7 +257,8 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
                   address=args.address, searchmoves=searchmoves)
     print(f"hints for P{sug.player} ({sug.iterations:,} iterations in {sug.seconds:.2f} s), "
           "ranked by visits: the moves the search chose most often first; win = its estimated "
-          "chance of winning after the move, score = its expected final score, then = the "
+          f"chance of winning after the move (an even chance at {state.n_players} players is "
+          f"{1 / state.n_players:.0%}), score = its expected final score, then = the "
           "replies it expects, as far as it looked", file=out)
     width = max(len(m.text) for m in sug.moves)
     for m in sug.moves:
