@@ -110,6 +110,7 @@ OPTIONS: List[Option] = [
     Option("MaxNodes", "spin", DEFAULT_MAX_NODES, 1, 50_000_000),
     Option("HintMoves", "spin", 5, 1, MAX_HINT_MOVES),
     Option("ShowLine", "check", False),
+    Option("LiveMoves", "spin", 0, 0, MAX_HINT_MOVES),
 ]
 # The options that are fields of the session's SearchConfig (option name -> field).
 CONFIG_OPTIONS = {"c": "c", "scoreweight": "score_weight", "keymode": "mode",
@@ -488,6 +489,8 @@ class Engine:
         `finish(result, state)` answers, `last_line` ends the answer if the search fails."""
         seed, workers = int(self.options["seed"]), int(self.options["workers"])
         lines = self.show_line = bool(self.options["showline"])   # as it was at the start
+        live_moves = int(self.options["livemoves"])
+        live = (lambda result: self.report_candidates(result, live_moves)) if live_moves else None
         config = self.search_config(state)
         with self.stop_lock:                    # a stop that already came applies at once
             stop = self.stop_event = threading.Event()
@@ -499,7 +502,7 @@ class Engine:
             try:
                 result = search_with_workers(state, budget, config, workers=workers,
                                              seed=seed, stop=stop, progress=self.report,
-                                             lines=lines, searchmoves=only)
+                                             lines=lines, searchmoves=only, live=live)
                 if getattr(result, "failed", None):
                     self.send(f"info string workers failed {' '.join(map(str, result.failed))}"
                               f"; merged {len(result.answered)} of {result.workers}")
@@ -514,6 +517,11 @@ class Engine:
     def report(self, iterations: int, nodes: int, elapsed: float) -> None:
         """The progress line, about once a second during a search."""
         self.send(search_info_line(iterations, nodes, elapsed))
+
+    def report_candidates(self, result, k: int) -> None:
+        """After a progress line, with option LiveMoves k: the k best candidates so far."""
+        self.send(*[f"info multipv {rank} string {candidate_fields(rank, s)}"
+                    for rank, s in enumerate(result.stats[:k], 1)])
 
     def finish_go(self, result, state) -> None:
         show_line = self.show_line

@@ -19,6 +19,8 @@ from search.config import Budget, SearchConfig, check_seed, from_keywords
 
 # progress(iterations, nodes, seconds): how far a running search has come
 Progress = Callable[[int, int, float], None]
+# live(result): the statistics of a running search so far (its moves ranked as at the end)
+Live = Callable[["SearchResult"], None]
 
 CHUNK_ITERATIONS = 256       # the loop returns to Python this often: stop and progress checks
 CHUNK_SECONDS = 0.02
@@ -261,7 +263,7 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
            player: Optional[int] = None, stop: Optional[threading.Event] = None,
            progress: Optional[Progress] = None, progress_every: float = 1.0,
            lines: bool = False, searchmoves: Optional[Sequence[Union[int, str]]] = None,
-           **fields: object) -> SearchResult:
+           live: Optional[Live] = None, **fields: object) -> SearchResult:
     """Search `state` for the player to move, seeing only that player's information.
 
     `budget` (search.config.Budget; an int is iterations, a float seconds) says when to
@@ -276,7 +278,9 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
     Returns the most visited root move and the statistics of every root move, most visited
     first; with `lines`, the LINE_MOVES best with their expected lines (MoveStats.line).
     `searchmoves` (moves as ints or in notation) restricts the root to those moves (UCI's
-    searchmoves: what would the search make of these?).
+    searchmoves: what would the search make of these?). `live(result)`, when given, is
+    called about every `progress_every` seconds (after `progress`) with the statistics so
+    far, ranked as the final ones (no lines): for a front end that shows the search thinking.
     """
     budget, config = from_keywords(budget, config, fields, "search", state)
     player = check_search(state, budget, player, stop, seed, lines)
@@ -284,8 +288,25 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
     tree = new_tree(state, player, config, seed)
     if only is not None:
         tree.restrict_root(only)
-    elapsed = run_tree(tree, budget, stop, progress, progress_every)
+    elapsed = run_tree(tree, budget, stop, with_live(progress, live, state, tree),
+                       progress_every)
     return collect(state, tree, elapsed, lines)
+
+
+def with_live(progress: Optional[Progress], live: Optional[Live], state: GameCore,
+              tree: Tree) -> Optional[Progress]:
+    """The progress callback of a search whose `live` callback also gets the statistics so
+    far (`progress` alone when there is no `live`)."""
+    if live is None:
+        return progress
+    if not callable(live):
+        raise ValueError(f"live is a function of a SearchResult, not {quoted(live)}")
+
+    def report(iterations: int, nodes: int, seconds: float) -> None:
+        if progress is not None:
+            progress(iterations, nodes, seconds)
+        live(collect(state, tree, seconds))
+    return report
 
 
 class Searcher:

@@ -32,8 +32,9 @@ from cext.core import GameCore
 from engine.validation import quoted
 from search.config import Budget, SearchConfig, check_workers, from_keywords
 from search.extras import require
-from search.ismcts import (LINE_MOVES, MoveStats, Progress, SearchResult, Searcher, check_search,
-                           expected_lines, new_tree, root_moves_of, run_tree, search)
+from search.ismcts import (LINE_MOVES, Live, MoveStats, Progress, SearchResult, Searcher,
+                           check_search, expected_lines, new_tree, root_moves_of, run_tree,
+                           search)
 
 MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
 
@@ -341,16 +342,18 @@ def search_with_workers(state: GameCore, budget: Union[Budget, int, float, None]
                         stop: Optional[threading.Event] = None,
                         progress: Optional[Progress] = None,
                         progress_every: float = 1.0, lines: bool = False,
-                        searchmoves: Optional[Sequence[Union[int, str]]] = None
-                        ) -> SearchResult:
+                        searchmoves: Optional[Sequence[Union[int, str]]] = None,
+                        live: Optional[Live] = None) -> SearchResult:
     """search.ismcts.search on `workers` processes: with one (and no Ray `address`) in this
     process, without Ray; with more, root-parallel on the shared pool of Ray actors (see
-    ParallelSearch.search: its result also says which workers failed; no progress calls)."""
+    ParallelSearch.search: its result also says which workers failed; no progress or live
+    calls)."""
     check_workers(workers)
     check_address(address)
     if workers == 1 and not address:
         return search(state, budget, config, seed=seed, stop=stop, progress=progress,
-                      progress_every=progress_every, lines=lines, searchmoves=searchmoves)
+                      progress_every=progress_every, lines=lines, searchmoves=searchmoves,
+                      live=live)
     return shared_search(workers, address).search(state, budget, config, seed=seed, stop=stop,
                                                   lines=lines, searchmoves=searchmoves)
 

@@ -9,7 +9,7 @@ from cext.core import GameCore
 from engine.registry import from_view
 from engine.validation import parse_json
 from search.config import DEFAULT_BUDGET, Budget, SearchConfig, from_keywords
-from search.ismcts import LineStep, SearchResult
+from search.ismcts import LineStep, Live, SearchResult
 from search.parallel import search_with_workers
 
 __all__ = ["Budget", "LineStep", "RankedMove", "Suggestion", "line_text", "load_position",
@@ -71,7 +71,7 @@ def suggest(position: Union[GameCore, dict, str],
             stop: Optional[threading.Event] = None, workers: int = 1,
             address: Optional[str] = None,
             searchmoves: Optional[Sequence[Union[int, str]]] = None,
-            **fields: object) -> Suggestion:
+            live: Optional[Live] = None, **fields: object) -> Suggestion:
     """Rank the moves of the seat to move in `position`.
 
     `position` is a game state (the search still sees only the seat to move's information)
@@ -85,7 +85,8 @@ def suggest(position: Union[GameCore, dict, str],
     final score and expected line (the decisions the search expects next). `workers` > 1 (or a Ray `address`) runs a root-parallel search on
     Ray (the iteration budget is shared out among the workers; a time budget holds for each).
     `searchmoves` (moves as ints or in notation) ranks only those moves: what the search
-    makes of the moves a player is weighing.
+    makes of the moves a player is weighing. `live(result)` is called about once a second
+    with the search's statistics so far (search.ismcts.search; one worker only).
     """
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")
@@ -95,7 +96,8 @@ def suggest(position: Union[GameCore, dict, str],
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to suggest")
     result = search_with_workers(state, budget, config, workers=workers, address=address,
-                                 seed=seed, stop=stop, lines=True, searchmoves=searchmoves)
+                                 seed=seed, stop=stop, lines=True, searchmoves=searchmoves,
+                                 live=live)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score, s.line) for i, s in enumerate(result.stats[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result)

@@ -44,7 +44,7 @@ ASYNC = ("readyok", "bestmove ", "hintok", "info iterations ", "info multipv ", 
 SETTLE = 1.0            # seconds a chunk may search before the fuzzer sends `stop`
 TIMEOUT = 30.0          # an engine that answers nothing for this long hangs
 OPTIONS = ["Workers", "Iterations", "MoveTime", "Seed", "C", "KeyMode", "ScoreWeight",
-           "MaxNodes", "HintMoves", "ShowLine"]
+           "MaxNodes", "HintMoves", "ShowLine", "LiveMoves"]
 NUMBERS = ["0", "1", "2", "3", "-1", "7", "99", "4096", "4097", "1000000000", "1000000001",
            "86400000", "9223372036854775807", "18446744073709551616", "1e3", "0.5", "nan",
            "inf", "-0", "0x10", "1_000", "٣", "", "x", "9" * 400]

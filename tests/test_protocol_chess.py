@@ -69,7 +69,7 @@ def test_configure_and_ping_take_every_option_without_an_error(uci, caplog):
     """Errors come before `readyok`, so once `ping` returns, none was printed."""
     uci.configure({"Workers": 1, "Iterations": 50, "MoveTime": 20, "Seed": 2**63 - 1,
                    "C": "0.25", "ScoreWeight": "1", "KeyMode": "mo", "MaxNodes": 1000,
-                   "HintMoves": 4096, "ShowLine": True})
+                   "HintMoves": 4096, "ShowLine": True, "LiveMoves": 3})
     uci.ping()
     read = lines_read(caplog)
     assert read[-1] == "readyok"
