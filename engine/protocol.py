@@ -22,7 +22,8 @@ from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
 from engine.validation import read_line
 from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
-                           Budget, SearchConfig, game_config, reproducible_budget)
+                           Budget, SearchConfig, clock_seconds, game_config,
+                           reproducible_budget)
 from search.parallel import require_ray, search_with_workers
 from search.ismcts import root_moves_of
 
@@ -33,6 +34,7 @@ MAX_JSON = 100_000            # longer JSON in `position ... view` is refused (a
 MAX_JSON_DEPTH = 32           # deeper JSON is refused (a view nests 4 levels)
 MAX_REASON = 500              # error reasons are cut to this many characters
 MAX_MOVETIME_MS = int(MAX_SECONDS * 1000)
+MAX_MOVES_TO_GO = 10_000
 MAX_HINT_MOVES = 4096
 # Root-parallel workers: beyond a few per core they only time-share the cores (and each is
 # a Ray process of its own), so the cap is 4 per core of this machine.
@@ -149,7 +151,14 @@ def parse_json_object(raw: str) -> dict:
     return obj
 
 
-GO_WORDS = ("iterations", "movetime", "infinite")
+# go's limits and their ranges: iterations, a move time, or a clock (time left, increment,
+# decisions before the next time control) from which the move time is worked out
+GO_LIMITS = {"iterations": (1, MAX_ITERATIONS), "movetime": (1, MAX_MOVETIME_MS),
+             "time": (1, MAX_MOVETIME_MS), "inc": (0, MAX_MOVETIME_MS),
+             "movestogo": (1, MAX_MOVES_TO_GO)}
+GO_WORDS = ("infinite", *GO_LIMITS)
+GO_USAGE = ("go [iterations <n>] [movetime <ms>] [time <ms> [inc <ms>] [movestogo <n>]] "
+            "[infinite] [searchmoves <move>...]")
 
 
 def split_searchmoves(args: List[str]) -> Tuple[List[str], Optional[List[str]]]:
@@ -169,10 +178,12 @@ def split_searchmoves(args: List[str]) -> Tuple[List[str], Optional[List[str]]]:
     return rest, moves
 
 
-def parse_go_limits(args: List[str]) -> Tuple[int, int, bool]:
-    """(iterations, movetime in ms, infinite) of `go [iterations <n>] [movetime <ms>]
-    [infinite]` (0: the limit is not given); ProtocolError when malformed or out of range."""
-    iterations, movetime, infinite = 0, 0, False
+def parse_go_limits(args: List[str]) -> Tuple[Dict[str, int], bool]:
+    """({limit: value}, infinite) of `go` (GO_USAGE, without searchmoves): the limits given,
+    each in its range; ProtocolError when malformed, out of range or inconsistent (a clock's
+    inc or movestogo without its time, a time and a movetime both)."""
+    limits: Dict[str, int] = {}
+    infinite = False
     i = 0
     while i < len(args):
         key = args[i]
@@ -180,22 +191,22 @@ def parse_go_limits(args: List[str]) -> Tuple[int, int, bool]:
             infinite = True
             i += 1
             continue
-        if key not in ("iterations", "movetime") or i + 1 >= len(args):
-            raise ProtocolError(f"unexpected {key[:40]!r}: go [iterations <n>] "
-                                "[movetime <ms>] [infinite] [searchmoves <move>...]")
+        if key not in GO_LIMITS or i + 1 >= len(args):
+            raise ProtocolError(f"unexpected {key[:40]!r}: {GO_USAGE}")
         try:
             value = int(args[i + 1])
         except ValueError:
             raise ProtocolError(f"{key} takes an integer") from None
-        limit = MAX_ITERATIONS if key == "iterations" else MAX_MOVETIME_MS
-        if not 1 <= value <= limit:
-            raise ProtocolError(f"{key} must be between 1 and {limit}")
-        if key == "iterations":
-            iterations = value
-        else:
-            movetime = value
+        low, high = GO_LIMITS[key]
+        if not low <= value <= high:
+            raise ProtocolError(f"{key} must be between {low} and {high}")
+        limits[key] = value
         i += 2
-    return iterations, movetime, infinite
+    if ("inc" in limits or "movestogo" in limits) and "time" not in limits:
+        raise ProtocolError("inc and movestogo belong to a clock: give its time too")
+    if "time" in limits and "movetime" in limits:
+        raise ProtocolError("give movetime or time (a clock), not both")
+    return limits, infinite
 
 
 class Engine:
@@ -417,13 +428,18 @@ class Engine:
         """The budget of a search (no limit: until stopped).
 
         `go infinite` has no budget whatever else it says; go's own `iterations` and
-        `movetime` replace the options; without them the options decide (option_budget).
+        `movetime` (or the move time a clock gives: search.config.clock_seconds) replace
+        the options; without them the options decide (option_budget).
         """
-        iterations, movetime, infinite = parse_go_limits(args)
+        limits, infinite = parse_go_limits(args)
         if infinite:
             return Budget()
-        if iterations or movetime:
-            return Budget(iterations, movetime / 1000.0)
+        seconds = limits.get("movetime", 0) / 1000.0
+        if "time" in limits:
+            seconds = clock_seconds(limits["time"] / 1000.0, limits.get("inc", 0) / 1000.0,
+                                    limits.get("movestogo"))
+        if limits.get("iterations") or seconds:
+            return Budget(limits.get("iterations", 0), seconds)
         return self.option_budget()
 
     def option_budget(self) -> Budget:

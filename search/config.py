@@ -47,6 +47,25 @@ MAX_ITERATIONS = 1_000_000_000
 # More search workers than any machine or cluster Caravan runs on: a larger count is a typo
 # that would ask Ray for that many processes.
 MAX_WORKERS = 1_024
+# Thinking on a clock (the protocol's `go time <ms> [inc <ms>] [movestogo <n>]`): a decision
+# takes an even share of the time left over the decisions still to come (movestogo, else
+# MOVES_TO_GO: then the clock runs down geometrically and is never used up) plus most of the
+# increment, at most half of what is left, less a reserve for the answer's way back.
+MOVES_TO_GO = 20
+CLOCK_INCREMENT_SHARE = 0.75
+CLOCK_MOST_SHARE = 0.5
+CLOCK_RESERVE = 0.03
+CLOCK_LEAST = 0.01
+
+
+def clock_seconds(remaining: float, increment: float = 0.0,
+                  moves_to_go: Optional[int] = None) -> float:
+    """Seconds to think for a decision with `remaining` seconds on the clock, `increment`
+    seconds added after each move and `moves_to_go` decisions before the clock gets more
+    time (None: unknown). Always above 0 and below `remaining`."""
+    share = remaining / (moves_to_go or MOVES_TO_GO) + CLOCK_INCREMENT_SHARE * increment
+    most = CLOCK_MOST_SHARE * remaining
+    return max(min(share, most) - CLOCK_RESERVE, min(CLOCK_LEAST, most))
 
 
 def _is_number(value: object) -> bool:

@@ -167,6 +167,9 @@ class LineMaker:
                 words.append("infinite")
             elif pick < 0.92:
                 words += ["searchmoves", *r.sample(MOVE_TEXTS, r.choice([0, 1, 1, 2, 3]))]
+            elif pick < 0.97:
+                words += [r.choice(["time", "time", "inc", "movestogo"]),
+                          str(r.randint(0, 600)) if r.random() < 0.8 else r.choice(NUMBERS)]
             else:
                 words.append(r.choice(WORDS))
         line = " ".join(words)

@@ -195,7 +195,8 @@ def test_impossible_view_is_refused(engine):
      ["info string error movetime must be between 1 and 86400000", "bestmove (none)"]),
     (["position khiva players 3 seed 4"], "go iterations",
      ["info string error unexpected 'iterations': go [iterations <n>] [movetime <ms>] "
-      "[infinite] [searchmoves <move>...]", "bestmove (none)"]),
+      "[time <ms> [inc <ms>] [movestogo <n>]] [infinite] [searchmoves <move>...]",
+      "bestmove (none)"]),
     (["position khiva players 3 seed 4"], "hint x",
      ["info string error usage: hint [<k>] [searchmoves <move>...]", "hintok"]),
     (["position khiva players 3 seed 4", "ucinewgame"], "go infinite",
