@@ -104,3 +104,32 @@ def test_ismcts_policy(benchmark, record, rounds, game_default):
 
     assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
     record(game, players, rates={"ISMCTS so it/s, policy playouts": ITERATIONS})
+
+
+LINE_TREE = 20_000        # iterations of the tree whose expected lines are read
+
+
+@pytest.mark.benchmark(group="Expected lines", timer=CPU_TIMER)
+def test_expected_lines(benchmark, record, rounds, game_players):
+    """What `lines=True` adds to a search (suggest, caravan hint, ShowLine): collect() with
+    the expected lines of the LINE_MOVES best moves of a tree of LINE_TREE iterations from
+    the opening (game policy, so), against collect() without them. Each round reads the same
+    tree."""
+    from search.config import SearchConfig
+    from search.ismcts import collect, new_tree
+    game, players = game_players
+    state = opening(game, players)
+    tree = new_tree(state, state.to_move, SearchConfig(), 0)
+    tree.run(LINE_TREE)
+    plain = Reference(lambda: collect(state, tree, 0.0), CPU_TIMER)
+    lines = []
+
+    def setup():
+        plain.run()
+        return (), {}
+
+    benchmark.pedantic(lambda: lines.append(collect(state, tree, 0.0, True)), setup=setup,
+                       rounds=rounds)
+    record(game, players, times={"expected lines ms": 1000},
+           values={"with lines / without": plain.time_ratio(benchmark),
+                   "longest line": max(len(s.line) for s in lines[-1].stats)})
