@@ -173,3 +173,16 @@ def test_the_hint_of_caravan_play_shows_the_line():
 def test_lines_is_true_or_false(bad):
     with pytest.raises(ValueError, match="lines is True or False"):
         search(position("khan", 4, 0), iterations=10, seed=1, lines=bad)
+
+
+@pytest.mark.parametrize("game,players,moves", POSITIONS[::2])
+def test_a_seat_s_view_gives_the_lines_of_the_dealt_position(game, players, moves):
+    """A front end sends the seat's view (`position ... view`): loaded, it searches exactly
+    like the position it came from, expected lines included."""
+    from engine.registry import from_view
+    g = position(game, players, moves)
+    seen = from_view(g.to_json(view=g.to_move))
+    a, b = (search(s, iterations=6000, seed=2, lines=True) for s in (g, seen))
+    assert [(s.move, s.visits, s.line) for s in a.stats] == \
+        [(s.move, s.visits, s.line) for s in b.stats]
+    assert any(s.line for s in a.stats)
