@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from typing import List, Optional, Sequence
@@ -140,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"search seconds (default {DEFAULT_SECONDS:g} when --iterations is "
                         "not given either)")
     h.add_argument("--top", type=positive_int, default=5, help="how many moves to show (default 5)")
+    h.add_argument("--json", action="store_true",
+                   help="print the answer as one JSON object (docs/views/hint.schema.json) "
+                        "instead of the board and the table")
     h.add_argument("--searchmoves", default=None,
                    help="search only these moves of the seat to move, space-separated (what "
                         "does the search make of the moves you are weighing?)")
@@ -247,14 +251,18 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     searchmoves = None if args.searchmoves is None else args.searchmoves.split()
     root_moves_of(state, searchmoves)           # a bad move is refused before anything is shown
     seat = state.to_move
-    print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)
-    print(state.render(seat), file=out)
-    print("", file=out)
+    if not args.json:
+        print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)
+        print(state.render(seat), file=out)
+        print("", file=out)
     given = {"mode": args.mode, "score_weight": args.score_weight}
     config = game_config(state.game, state.n_players,
                          **{k: v for k, v in given.items() if v is not None})
     sug = suggest(state, budget, args.top, config, seed=args.search_seed, workers=args.workers,
                   address=args.address, searchmoves=searchmoves)
+    if args.json:
+        print(json.dumps(sug.to_json()), file=out)
+        return 0
     print(f"hints for P{sug.player} ({sug.iterations:,} iterations in {sug.seconds:.2f} s), "
           "ranked by visits: the moves the search chose most often first; win = its estimated "
           f"chance of winning after the move (an even chance at {state.n_players} players is "

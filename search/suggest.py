@@ -43,10 +43,25 @@ class Suggestion:
     iterations: int = 0
     seconds: float = 0.0
     result: Optional[SearchResult] = None
+    players: int = 0
 
     @property
     def best(self) -> RankedMove:
         return self.moves[0]
+
+    def to_json(self) -> dict:
+        """The suggestion as the published hint answer (docs/views/hint.schema.json): what
+        `caravan hint --json` prints."""
+        return {
+            "game": self.game, "players": self.players, "seat": self.player,
+            "iterations": self.iterations,
+            "seconds": round(self.seconds, 4),
+            "moves": [{"rank": m.rank, "move": m.text, "visits": m.visits,
+                       "mean_reward": round(m.mean_reward, 6),
+                       "win_probability": round(m.win_probability, 6),
+                       "expected_score": round(m.expected_score, 4),
+                       "line": [{"seat": s.seat, "move": s.text} for s in m.line]}
+                      for m in self.moves]}
 
 
 def line_text(line: Tuple[LineStep, ...]) -> str:
@@ -100,4 +115,5 @@ def suggest(position: Union[GameCore, dict, str],
                                  live=live)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score, s.line) for i, s in enumerate(result.stats[:top_k])]
-    return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result)
+    return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result,
+                      state.n_players)
