@@ -163,7 +163,7 @@ GO_USAGE = ("go [iterations <n>] [movetime <ms>] [time <ms> [inc <ms>] [movestog
 
 def split_searchmoves(args: List[str]) -> Tuple[List[str], Optional[List[str]]]:
     """`args` without `searchmoves <move>...`, and those moves (None: not given). The moves
-    run to the next of go's words (iterations, movetime, infinite) or to the end."""
+    run to the next of go's words (GO_WORDS: infinite and the limits) or to the end."""
     if "searchmoves" not in args:
         return args, None
     i = args.index("searchmoves")
