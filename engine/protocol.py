@@ -159,6 +159,7 @@ GO_LIMITS = {"iterations": (1, MAX_ITERATIONS), "movetime": (1, MAX_MOVETIME_MS)
 GO_WORDS = ("infinite", *GO_LIMITS)
 GO_USAGE = ("go [iterations <n>] [movetime <ms>] [time <ms> [inc <ms>] [movestogo <n>]] "
             "[infinite] [searchmoves <move>...]")
+HINT_USAGE = "hint [<k>] [go's limits] [searchmoves <move>...]"
 
 
 def split_searchmoves(args: List[str]) -> Tuple[List[str], Optional[List[str]]]:
@@ -476,18 +477,20 @@ class Engine:
         st = self.need_position()
         k = int(self.options["hintmoves"])
         args, searchmoves = split_searchmoves(args)
-        if len(args) > 1:
-            raise ProtocolError("usage: hint [<k>] [searchmoves <move>...]")
-        if args:
+        if args and args[0] not in GO_WORDS:
             try:
                 k = int(args[0])
             except ValueError:
-                raise ProtocolError("usage: hint [<k>] [searchmoves <move>...]") from None
+                raise ProtocolError(f"usage: {HINT_USAGE}") from None
             if not 1 <= k <= MAX_HINT_MOVES:
                 raise ProtocolError(f"k must be between 1 and {MAX_HINT_MOVES}")
+            args = args[1:]
+        if args and args[0] not in GO_WORDS:
+            raise ProtocolError(f"usage: {HINT_USAGE}")
+        budget = self.budget(args)              # go's limits; none: the options'
         if st.is_terminal():
             raise ProtocolError("the game is over: no hint")
-        self.start_search(st, self.option_budget(), lambda r, s: self.finish_hint(r, s, k),
+        self.start_search(st, budget, lambda r, s: self.finish_hint(r, s, k),
                           ANSWER_END["hint"], root_moves_of(st, searchmoves))
 
     def cmd_stop(self, args, line):

@@ -183,6 +183,10 @@ class LineMaker:
         line = self.rng.choice(["hint", "hint 1", "hint 3", "hint 4096", "hint 0", "hint x",
                                 "hint " + self.rng.choice(NUMBERS)])
         if self.rng.random() < 0.2:
+            line += " " + self.rng.choice(["iterations", "movetime", "time", "inc", "infinite"])
+            line += " " + (str(self.rng.randint(0, 300)) if self.rng.random() < 0.8
+                           else self.rng.choice(NUMBERS))
+        if self.rng.random() < 0.2:
             line += " searchmoves " + " ".join(self.rng.sample(MOVE_TEXTS, 2))
         return line
 

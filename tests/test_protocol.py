@@ -198,7 +198,7 @@ def test_impossible_view_is_refused(engine):
       "[time <ms> [inc <ms>] [movestogo <n>]] [infinite] [searchmoves <move>...]",
       "bestmove (none)"]),
     (["position khiva players 3 seed 4"], "hint x",
-     ["info string error usage: hint [<k>] [searchmoves <move>...]", "hintok"]),
+     ["info string error usage: hint [<k>] [go's limits] [searchmoves <move>...]", "hintok"]),
     (["position khiva players 3 seed 4", "ucinewgame"], "go infinite",
      ["info string error no position: send position first", "bestmove (none)"]),
 ])

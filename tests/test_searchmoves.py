@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from engine.registry import new_game
-from protocol_client import CANDIDATE, Client
+from protocol_client import CANDIDATE, INFO, Client
 from search.config import game_config
 from search.ismcts import Searcher, new_tree, search
 from search.suggest import suggest
@@ -104,7 +104,7 @@ def test_protocol_go_and_hint_take_searchmoves():
     assert bad[0].startswith("info string error 'play-X' is not a legal move") and \
         bad[1] == "bestmove (none)"
     assert c.ask("hint 2 3", "hintok") == [
-        "info string error usage: hint [<k>] [searchmoves <move>...]", "hintok"]
+        "info string error usage: hint [<k>] [go's limits] [searchmoves <move>...]", "hintok"]
     c.close()
 
 
@@ -121,3 +121,20 @@ def test_caravan_hint_searchmoves():
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("caravan: error: 'play-X' is not a legal move") and \
         bad.stderr.count("\n") == 1
+
+
+def test_hint_takes_go_s_limits():
+    """`hint [k] [iterations n] [movetime ms] ...`: a hint with its own budget, without a
+    setoption round trip; the limits are checked as go's."""
+    c = Client()
+    c.send("position khiva players 3 seed 7")
+    hint = c.ask("hint 2 iterations 1500", "hintok", timeout=60)
+    assert INFO.match(hint[0]) and hint[0].startswith("info iterations 1500 ")
+    assert len([l for l in hint if l.startswith("hint rank")]) == 2
+    hint = c.ask(f"hint iterations 800 searchmoves {ONLY[0]}", "hintok", timeout=60)
+    assert hint[0].startswith("info iterations 800 ") and hint[1].split()[4] == ONLY[0]
+    assert c.ask("hint 2 iterations 0", "hintok") == [
+        "info string error iterations must be between 1 and 1000000000", "hintok"]
+    assert c.ask("hint inc 5", "hintok") == [
+        "info string error inc and movestogo belong to a clock: give its time too", "hintok"]
+    c.close()
