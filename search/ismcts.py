@@ -132,13 +132,16 @@ def new_tree(state: GameCore, player: int, config: SearchConfig, seed: int) -> T
 
 
 def check_search(state: GameCore, budget: Budget, player: Optional[int],
-                 stop: Optional[object], seed: Optional[object], lines: object = False) -> int:
+                 stop: Optional[object], seed: Optional[object], lines: object = False,
+                 live: object = None) -> int:
     """The searching player (the one to move, unless `player` says otherwise and is wrong:
     ValueError); ValueError too for a budget without a limit and no `stop` to end it, a
     `stop` without is_set(), a seed that is not an integer (None: the caller derives
-    one) and `lines` that is not True or False."""
+    one), `lines` that is not True or False and a `live` that is not a function."""
     if not isinstance(lines, bool):
         raise ValueError(f"lines is True or False, not {quoted(lines)}")
+    if live is not None and not callable(live):
+        raise ValueError(f"live is a function of a SearchResult, not {quoted(live)}")
     if stop is not None and not callable(getattr(stop, "is_set", None)):
         raise ValueError(f"stop must be a threading.Event (anything with is_set()), "
                          f"not {quoted(stop)}")
@@ -283,7 +286,7 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
     far, ranked as the final ones (no lines): for a front end that shows the search thinking.
     """
     budget, config = from_keywords(budget, config, fields, "search", state)
-    player = check_search(state, budget, player, stop, seed, lines)
+    player = check_search(state, budget, player, stop, seed, lines, live)
     only = root_moves_of(state, searchmoves)
     tree = new_tree(state, player, config, seed)
     if only is not None:
@@ -296,11 +299,9 @@ def search(state: GameCore, budget: Union[Budget, int, float, None] = None,
 def with_live(progress: Optional[Progress], live: Optional[Live], state: GameCore,
               tree: Tree) -> Optional[Progress]:
     """The progress callback of a search whose `live` callback also gets the statistics so
-    far (`progress` alone when there is no `live`)."""
+    far (`progress` alone when there is no `live`; check_search has checked both)."""
     if live is None:
         return progress
-    if not callable(live):
-        raise ValueError(f"live is a function of a SearchResult, not {quoted(live)}")
 
     def report(iterations: int, nodes: int, seconds: float) -> None:
         if progress is not None:
