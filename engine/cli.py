@@ -11,7 +11,7 @@ from engine.registry import GAMES, all_options, game_info, new_game
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
 from search.config import (DEFAULT_BUDGET, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
-                           MAX_WORKERS, check_workers, game_config)
+                           MAX_WORKERS, Budget, check_workers, game_config)
 from search.extras import MissingExtra
 from search.match import agent_seed, play_game
 
@@ -95,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--workers", type=workers, default=1,
                    help="search workers for ismcts agents (more than 1 runs on Ray)")
     m.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
+    m.add_argument("--record", default=None,
+                   help="also write the game's record (JSON) to this file, for `caravan review`")
     for key, help_text in all_options().items():
         m.add_argument(f"--{key}", default=None, help=help_text)
     sub.add_parser("games", help="list the games and their player counts")
@@ -155,6 +157,29 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the game's, see `caravan games`)")
     h.add_argument("--workers", type=workers, default=1, help="search workers (more than 1: Ray)")
     h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
+    r = sub.add_parser("review", help="replay a game record and show where each seat's moves "
+                       "lost winning chances")
+    r.add_argument("record", help="the game record: a JSON file (from caravan match or play "
+                   "--record), an arena's games.jsonl with --line, JSON text, or - for stdin")
+    r.add_argument("--line", type=positive_int, default=None,
+                   help="which record of a JSON-lines file (1 first)")
+    r.add_argument("--seats", default=None, help="the seats to review, e.g. 0,2 (default: all)")
+    r.add_argument("--iterations", type=iterations, default=None,
+                   help="iterations of each search (reproducible; with --seconds, whichever "
+                        "ends first)")
+    r.add_argument("--seconds", "--time", dest="seconds", type=seconds, default=None,
+                   help=f"seconds of each search (default {DEFAULT_SECONDS:g} when --iterations "
+                        "is not given either)")
+    r.add_argument("--json", action="store_true",
+                   help="print the review as one JSON object (docs/views/review.schema.json)")
+    r.add_argument("--search-seed", type=int, default=0, help="seed of the searches")
+    r.add_argument("--mode", choices=("so", "mo"), default=None,
+                   help="node keying (default: the game's, see `caravan games`)")
+    r.add_argument("--score-weight", type=weight, default=None,
+                   help="share of the search reward that is the score margin, 0-1 "
+                        "(default: the game's)")
+    r.add_argument("--workers", type=workers, default=1, help="search workers (more than 1: Ray)")
+    r.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     return parser
 
 
@@ -200,6 +225,7 @@ def cmd_match(args: argparse.Namespace, out) -> int:
         for spec in specs:
             if spec.kind == "ismcts" and "workers" not in spec.options:
                 spec.options["workers"] = max(args.workers, 1)
+    record_file = open_output(args.record, "record") if args.record else None
     agents = [spec.build(agent_seed(args.seed, seat)) for seat, spec in enumerate(specs)]
     n = len(agents)
     print(f"{info.title}, {n} players, seed {args.seed}", file=out)
@@ -212,8 +238,19 @@ def cmd_match(args: argparse.Namespace, out) -> int:
                            on_move=printer.on_move if printer else None)
     finally:
         close_agents(agents)
+    if record_file is not None:
+        with record_file:
+            record_file.write(json.dumps(record.to_json()) + "\n")
     play.print_score_table(out, record.ranking, record.scores, [a.describe() for a in agents])
     return 0
+
+
+def open_output(path: str, what: str):
+    """`path` opened for writing (UTF-8), before any work: ValueError in one line if not."""
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as e:
+        raise ValueError(f"cannot write the {what} file {path}: {e.strerror}") from None
 
 
 class _GamePrinter:
@@ -310,6 +347,150 @@ def _hint_position(info, args: argparse.Namespace):
     return state
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    table = play.table_from_args(args, game_options(game_info(args.game), args))
+    record_file = open_output(args.record, "record") if args.record else None
+    try:
+        return play.run(table, sys.stdin, sys.stdout, args.hint_iterations, args.hint_seconds,
+                        record_to=record_file)
+    finally:
+        if record_file is not None:
+            record_file.close()
+
+
+MAX_RECORDS_TEXT = 64_000_000     # characters of a review's input: an arena's games.jsonl
+
+
+def read_record(source: str, line: Optional[int]) -> dict:
+    """The game record `caravan review` is asked about, as JSON: JSON text, a file holding one
+    record (on one line or several) or JSON lines (one record a line: `line` picks one), or
+    standard input for `-`. Bounded: too long a text or line is refused, not read whole."""
+    from engine.validation import MAX_TEXT, parse_json
+
+    if source.lstrip().startswith("{"):
+        text = source
+    else:
+        try:
+            if source == "-":
+                text = sys.stdin.read(MAX_RECORDS_TEXT + 1)
+            else:
+                with open(source, encoding="utf-8") as f:
+                    text = f.read(MAX_RECORDS_TEXT + 1)
+        except OSError as e:
+            raise ValueError(f"cannot read the record file {source}: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"the record file {source} is not UTF-8 text") from None
+        if len(text) > MAX_RECORDS_TEXT:
+            raise ValueError(f"the record file {source} is longer than "
+                             f"{MAX_RECORDS_TEXT:,} characters")
+    lines = [x for x in text.splitlines() if x.strip()]
+    if line is None:
+        if len(lines) > 1 and all(x.lstrip().startswith("{") and x.rstrip().endswith("}")
+                                  for x in lines):
+            raise ValueError(f"{len(lines)} records, one a line: choose one with --line "
+                             f"(1 to {len(lines)})")
+        return parse_json(text, "game record", whole_numbers=False)
+    if line > len(lines):
+        raise ValueError(f"--line {line}: there are {len(lines)} records")
+    if len(lines[line - 1]) > MAX_TEXT:
+        raise ValueError(f"record {line} is longer than {MAX_TEXT:,} characters")
+    return parse_json(lines[line - 1], "game record", whole_numbers=False)
+
+
+def cmd_review(args: argparse.Namespace, out) -> int:
+    """Replay a record and show, decision by decision, what the search makes of each move."""
+    from search.match import record_from_json
+    from search.review import check_seats, review_game
+
+    record = record_from_json(read_record(args.record, args.line))
+    seats = None if args.seats is None else parse_seats(args.seats, record.players)
+    budget = Budget(args.iterations or 0, args.seconds or 0.0)
+    if budget.unlimited:
+        budget = DEFAULT_BUDGET
+    given = {"mode": args.mode, "score_weight": args.score_weight}
+    config = game_config(record.game, record.players,
+                         **{k: v for k, v in given.items() if v is not None})
+    if args.address:
+        os.environ["RAY_ADDRESS"] = args.address
+    chosen = check_seats(seats, record.players)
+    printer = None if args.json else ReviewPrinter(out, record)
+    if printer is not None:
+        printer.header(chosen, budget)
+    review = review_game(record, budget, config, seats=chosen, seed=args.search_seed,
+                         workers=args.workers, address=args.address,
+                         on_decision=None if printer is None else printer.decision)
+    if printer is None:
+        print(json.dumps(review.to_json()), file=out)
+    else:
+        printer.summary(review)
+    return 0
+
+
+def parse_seats(text: str, players: int) -> List[int]:
+    """--seats: seat numbers separated by commas (P may precede each: P0,P2)."""
+    seats = []
+    for part in text.split(","):
+        word = part.strip().upper().removeprefix("P")
+        if not word.isdigit():
+            raise ValueError(f"--seats takes seat numbers separated by commas, not {text[:40]!r}")
+        seats.append(int(word))
+    return seats
+
+
+WORST_SHOWN = 3        # the costliest labelled decisions named under each seat's summary
+
+
+class ReviewPrinter:
+    """`caravan review`'s table: one line per decision as it is reviewed, then the summary."""
+
+    def __init__(self, out, record) -> None:
+        self.out = out
+        self.record = record
+        self.width = max((len(m) for m in record.moves), default=4) + 2
+
+    def header(self, seats: List[int], b: Budget) -> None:
+        r = self.record
+        options = "".join(f", {k} {v}" for k, v in r.options.items())
+        print(f"{game_info(r.game).title}, {r.players} players, seed {r.seed}{options}",
+              file=self.out)
+        for seat, name in enumerate(r.seats):
+            print(f"  P{seat}: {name}", file=self.out)
+        limits = " or ".join(x for x in (f"{b.iterations:,} iterations" if b.iterations else "",
+                                         f"{b.seconds:g} s" if b.seconds else "") if x)
+        print(f"Review of {', '.join(f'P{s}' for s in seats)}, {limits} a search. win = "
+              "the search's chance of winning for the seat after the move, as the seat knew "
+              "the game; lost = points of that chance below the search's choice "
+              "(inaccuracy 5+, mistake 10+, blunder 20+).", file=self.out)
+        w = self.width
+        print(f"{'ply':>4}  {'seat':<4}  {'played':<{w}} {'win':>6}   {'search':<{w}} {'win':>6}"
+              f"  {'lost':>5}", file=self.out)
+
+    def decision(self, d) -> None:
+        w = self.width
+        choice = f"{'=':<{w}} {'':>6}" if d.agreed else f"{d.best:<{w}} {d.best_win:6.1%}"
+        lost = f"{100 * d.loss:5.1f}" if not d.agreed else ""
+        print(f"{d.ply:>4}  P{d.seat:<3}  {d.played:<{w}} {d.played_win:6.1%}   {choice}  "
+              f"{lost:>5}  {d.label}".rstrip(), file=self.out, flush=True)
+
+    def summary(self, review) -> None:
+        from search.review import PLURALS
+
+        print("", file=self.out)
+        for s in review.summary():
+            name = self.record.seats[s.seat] if self.record.seats else ""
+            counts = ", ".join(f"{n} {label if n == 1 else PLURALS[label]}"
+                               for label, n in s.labels.items())
+            print(f"P{s.seat} {name}: {s.decisions} decisions reviewed, {s.agreed} as the search "
+                  f"would, {100 * s.mean_loss:.1f} points lost a decision on average; {counts}",
+                  file=self.out)
+            worst = sorted((d for d in review.decisions if d.seat == s.seat and d.label),
+                           key=lambda d: (-d.loss, d.ply))[:WORST_SHOWN]
+            if worst:
+                print("    costliest: " + "; ".join(
+                    f"ply {d.ply} {d.played} ({100 * d.loss:.1f}, the search: {d.best})"
+                    for d in worst), file=self.out)
+
+
 def cmd_arena(args: argparse.Namespace, out) -> int:
     from search.arena import (ArenaProgress, check_specs, format_ladder, format_summary,
                               prepare_out_dir, run_arena, run_ladder)
@@ -396,9 +577,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_hint(args, sys.stdout)
         if args.command == "arena":
             return cmd_arena(args, sys.stdout)
+        if args.command == "review":
+            return cmd_review(args, sys.stdout)
         if args.command == "play":
-            return play.run(play.table_from_args(args, game_options(game_info(args.game), args)),
-                            sys.stdin, sys.stdout, args.hint_iterations, args.hint_seconds)
+            return cmd_play(args)
         parser.print_help()
         return EXIT_USAGE
     except (UsageError, ValueError, MissingExtra) as e:   # MissingExtra: pip install it

@@ -9,6 +9,7 @@ down, behind a "pass the keyboard" prompt.
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, TextIO, Tuple
 
@@ -17,7 +18,7 @@ from engine.registry import GameInfo, game_info, new_game
 from engine.validation import read_line
 from search.agents import Agent, parse_agent_list
 from search.config import DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, Budget
-from search.match import agent_seed
+from search.match import GameRecord, agent_seed
 
 # The longest input line read as a move or a command (a move is a few dozen characters).
 MAX_LINE = 10_000
@@ -67,6 +68,21 @@ class Table:
         for h in self.humans:
             self.news[h] += _narration(self.state, before, seat, move, h)
 
+    def record(self) -> GameRecord:
+        """The game so far as a record (search.match.GameRecord): `caravan review` reads it."""
+        names = [f"human P{s}" if s in self.humans else self.agents[s].describe()
+                 for s in range(self.players)]
+        record = GameRecord(self.info.name, self.players, self.seed, names,
+                            options=dict(self.options))
+        state = self.deal()
+        for _, move in self.history:
+            record.moves.append(state.move_to_text(move))
+            state.apply(move)
+        record.scores = state.scores()
+        if state.is_terminal():
+            record.ranking, record.rewards = state.ranking(), state.rewards()
+        return record
+
     def undo(self, seat: int) -> bool:
         """Back to just before `seat`'s last decision, replaying the game from the seed."""
         last = max((i for i, (s, _) in enumerate(self.history) if s == seat), default=None)
@@ -102,6 +118,9 @@ def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
                         "--hint-seconds)")
     p.add_argument("--hint-seconds", type=float, default=DEFAULT_SECONDS,
                    help=f"search seconds of `hint` (default {DEFAULT_SECONDS:g})")
+    p.add_argument("--record", default=None,
+                   help="write the game's record (JSON) to this file when the game ends or "
+                        "you leave it, for `caravan review`")
 
 
 def table_from_args(args: argparse.Namespace, options: dict) -> Table:
@@ -152,8 +171,19 @@ def hint_budget(iterations: Optional[int], seconds: float = DEFAULT_SECONDS) -> 
 
 
 def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int] = None,
-        hint_seconds: float = DEFAULT_SECONDS) -> int:
-    """Play the game to its end (or until a player quits); returns the exit code."""
+        hint_seconds: float = DEFAULT_SECONDS, record_to: Optional[TextIO] = None) -> int:
+    """Play the game to its end (or until a player quits); returns the exit code. The game's
+    record goes to `record_to` (one line of JSON) at the end, or when a player leaves."""
+    try:
+        return _play_out(table, inp, out, hint_iterations, hint_seconds)
+    finally:
+        if record_to is not None:
+            record_to.write(json.dumps(table.record().to_json()) + "\n")
+            record_to.flush()
+
+
+def _play_out(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int],
+              hint_seconds: float) -> int:
     names = {s: ("you" if len(table.humans) == 1 else f"human {s}") if s in table.humans
              else table.agents[s].describe() for s in range(table.players)}
     print(f"{table.info.title}, {table.players} players, seed {table.seed}", file=out)

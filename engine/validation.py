@@ -77,8 +77,9 @@ def read_line(inp: TextIO, limit: int) -> Optional[str]:
     return raw.rstrip("\r\n")
 
 
-def parse_json(text: Any, what: str = "position") -> Any:
-    """Parse JSON text, refusing text that is too long or nested too deeply (ViewError)."""
+def parse_json(text: Any, what: str = "position", whole_numbers: bool = True) -> Any:
+    """Parse JSON text, refusing text that is too long or nested too deeply (ViewError).
+    `whole_numbers`: see check_json."""
     if not isinstance(text, str):
         raise ViewError(f"the {what} must be JSON text, not {type(text).__name__}")
     if len(text) > MAX_TEXT:
@@ -89,13 +90,15 @@ def parse_json(text: Any, what: str = "position") -> Any:
         raise ViewError(f"the {what} is nested too deeply") from None
     except ValueError as e:                       # JSONDecodeError, huge integers
         raise ViewError(f"the {what} is not valid JSON: {e}") from None
-    check_json(value, what)
+    check_json(value, what, whole_numbers)
     return value
 
 
-def check_json(value: Any, what: str = "position") -> None:
+def check_json(value: Any, what: str = "position", whole_numbers: bool = True) -> None:
     """ViewError unless `value` is a JSON object of bounded size and depth made only of JSON
-    values (dicts with string keys, lists, strings, whole numbers, booleans, None).
+    values (dicts with string keys, lists, strings, whole numbers, booleans, None). With
+    `whole_numbers` False, finite fractional numbers are JSON values too (a game record's
+    rewards and seconds; no position has one).
 
     Iterative, so a value nested a million deep is refused without recursing."""
     if not isinstance(value, dict):
@@ -119,8 +122,10 @@ def check_json(value: Any, what: str = "position") -> None:
         elif isinstance(x, str):
             if len(x) > MAX_STRING:
                 fail(path, f"a string of {len(x):,} characters (at most {MAX_STRING:,})")
+        elif isinstance(x, float) and not whole_numbers and math.isfinite(x):
+            pass
         elif isinstance(x, float):
-            # No format has a fractional number, and JSON Schema's `enum` and `const` would
+            # No position has a fractional number, and JSON Schema's `enum` and `const` would
             # take 1.0 for 1: refused here, every number reaches the games as an int.
             fail(path, f"expected an integer, got number {x!r} (numbers are whole numbers here)"
                  if math.isfinite(x) else f"{x!r} is not a JSON number")
@@ -162,9 +167,11 @@ def _validator(name: str) -> Any:
     return _Validator(schema(name), registry=_registry())
 
 
-def check_schema(value: Any, name: str, what: str = "position") -> None:
-    """ViewError naming the first field (in document order) that breaks schema `name`."""
-    check_json(value, what)
+def check_schema(value: Any, name: str, what: str = "position",
+                 whole_numbers: bool = True) -> None:
+    """ViewError naming the first field (in document order) that breaks schema `name`
+    (`whole_numbers`: see check_json)."""
+    check_json(value, what, whole_numbers)
     errors = list(_validator(name).iter_errors(value))
     if errors:
         # An invalid part of an object also makes its keys "unevaluated": report the part.

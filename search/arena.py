@@ -102,13 +102,9 @@ def play_task(game: str, players: int, specs: Sequence[str], task: GameTask, are
         rec = play_game(game, agents, task.game_seed, players, options=options, forfeits=True)
     finally:
         close_agents(agents)
-    return {
-        "game": game, "players": players, "number": task.number, "deal": task.deal,
-        "lineup": task.lineup, "seed": task.game_seed, "seats": [specs[a] for a in task.seats],
-        "agent_of_seat": list(task.seats), "moves": rec.moves, "scores": rec.scores,
-        "ranking": rec.ranking, "rewards": rec.rewards, "forfeit": rec.forfeit,
-        "seconds": time.perf_counter() - t0,
-    }
+    rec.seats = [specs[a] for a in task.seats]
+    return {**rec.to_json(), "number": task.number, "deal": task.deal, "lineup": task.lineup,
+            "agent_of_seat": list(task.seats), "seconds": time.perf_counter() - t0}
 
 
 @dataclass

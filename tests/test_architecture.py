@@ -7,7 +7,8 @@ From the bottom:
   3. search: the search itself (search.config, search.ismcts, search.parallel with Ray,
      search.golden, search.heuristics, search.extras, the search package);
   4. agents and arena: what plays and measures with the search (search.agents,
-     search.match, search.arena, search.arena_ray, search.stats, search.suggest);
+     search.match, search.arena, search.arena_ray, search.stats, search.suggest,
+     search.review);
   5. front doors: engine.protocol, engine.cli, engine.play, engine.openspiel_game,
      engine.pettingzoo_env.
 A module may import its own layer and the layers below it, never one above; and no chain of
@@ -26,7 +27,7 @@ LAYERS = [
     ("search", ["search", "search.config", "search.ismcts", "search.parallel",
                 "search.golden", "search.heuristics", "search.extras"]),
     ("agents and arena", ["search.agents", "search.match", "search.arena", "search.arena_ray",
-                          "search.stats", "search.suggest"]),
+                          "search.stats", "search.suggest", "search.review"]),
     ("front doors", ["engine.protocol", "engine.cli", "engine.play", "engine.openspiel_game",
                      "engine.pettingzoo_env"]),
 ]
