@@ -351,11 +351,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     table = play.table_from_args(args, game_options(game_info(args.game), args))
     record_file = open_output(args.record, "record") if args.record else None
     try:
-        return play.run(table, sys.stdin, sys.stdout, args.hint_iterations, args.hint_seconds,
+        code = play.run(table, sys.stdin, sys.stdout, args.hint_iterations, args.hint_seconds,
                         record_to=record_file)
     finally:
         if record_file is not None:
             record_file.close()
+    if record_file is not None:
+        print(f"The game's record is in {args.record}; to see where moves lost winning "
+              f"chances: caravan review {args.record}", file=sys.stdout)
+    return code
 
 
 MAX_RECORDS_TEXT = 64_000_000     # characters of a review's input: an arena's games.jsonl
@@ -400,7 +404,8 @@ def read_record(source: str, line: Optional[int]) -> dict:
 def cmd_review(args: argparse.Namespace, out) -> int:
     """Replay a record and show, decision by decision, what the search makes of each move."""
     from search.match import record_from_json
-    from search.review import check_seats, review_game
+    from search.arena import is_terminal
+    from search.review import check_seats, decisions_to_review, review_game
 
     record = record_from_json(read_record(args.record, args.line))
     seats = None if args.seats is None else parse_seats(args.seats, record.players)
@@ -413,16 +418,27 @@ def cmd_review(args: argparse.Namespace, out) -> int:
     if args.address:
         os.environ["RAY_ADDRESS"] = args.address
     chosen = check_seats(seats, record.players)
-    printer = None if args.json else ReviewPrinter(out, record)
-    if printer is not None:
+    if not args.json:
+        printer = ReviewPrinter(out, record)
         printer.header(chosen, budget)
-    review = review_game(record, budget, config, seats=chosen, seed=args.search_seed,
-                         workers=args.workers, address=args.address,
-                         on_decision=None if printer is None else printer.decision)
-    if printer is None:
-        print(json.dumps(review.to_json()), file=out)
-    else:
-        printer.summary(review)
+        printer.summary(review_game(record, budget, config, seats=chosen, seed=args.search_seed,
+                                    workers=args.workers, address=args.address,
+                                    on_decision=printer.decision))
+        return 0
+    bar = None
+    if is_terminal(sys.stderr):       # the JSON comes at the end: show the way there
+        from tqdm import tqdm
+
+        bar = tqdm(total=decisions_to_review(record, chosen), unit="decision",
+                   desc="review", file=sys.stderr)
+    try:
+        review = review_game(record, budget, config, seats=chosen, seed=args.search_seed,
+                             workers=args.workers, address=args.address,
+                             on_decision=None if bar is None else lambda d: bar.update())
+    finally:
+        if bar is not None:
+            bar.close()
+    print(json.dumps(review.to_json()), file=out)
     return 0
 
 

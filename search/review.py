@@ -171,6 +171,16 @@ def review_game(record: Union[GameRecord, dict], budget: Union[Budget, int, floa
     return review
 
 
+def decisions_to_review(record: GameRecord, seats: Optional[Sequence[int]] = None) -> int:
+    """How many decisions review_game will judge (for a progress bar)."""
+    chosen = check_seats(seats, record.players)
+    state, count = record.deal(), 0
+    for text in record.moves:
+        count += state.to_move in chosen and len(state.legal_moves()) > 1
+        state.apply(text)
+    return count
+
+
 def check_seats(seats: Optional[Sequence[int]], players: int) -> List[int]:
     """The seats to review, in order, each once: every seat when None."""
     if seats is None:

@@ -271,6 +271,7 @@ def test_play_record_keeps_a_game_left_halfway_for_review(tmp_path):
                            "--agents", "random", "--record", str(path)],
                           input="1\n1\n1\nquit\n", capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].endswith(f"caravan review {path}")
     data = json.loads(path.read_text())
     RECORD.validate(data)
     assert data["seats"] == ["human P0", "random"] and len(data["moves"]) >= 3
@@ -308,3 +309,12 @@ def test_mutated_records_are_refused_with_a_value_error_or_replay_whole():
             review_game(record, 50, seats=[0])
     print(f"{accepted} accepted, {refused} refused")
     assert refused > 500 and accepted > 50
+
+
+def test_the_count_of_decisions_to_review_is_what_the_review_judges():
+    from search.review import decisions_to_review
+
+    record = a_record("kilim", 3, 6)
+    for seats in (None, [1], [0, 2]):
+        assert decisions_to_review(record, seats) == \
+            len(review_game(record, 40, seats=seats).decisions)
