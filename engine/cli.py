@@ -157,6 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the game's, see `caravan games`)")
     h.add_argument("--workers", type=workers, default=1, help="search workers (more than 1: Ray)")
     h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
+    rp = sub.add_parser("replay", help="print a game record as the game went, for everyone or "
+                        "as one seat saw it")
+    rp.add_argument("record", help="the game record: a JSON file, an arena's games.jsonl with "
+                    "--line, JSON text, or - for stdin")
+    rp.add_argument("--line", type=positive_int, default=None,
+                    help="which record of a JSON-lines file (1 first)")
+    rp.add_argument("--seat", default=None,
+                    help="tell the game as this seat saw it (e.g. 1 or P1): only what it was "
+                         "shown, until the end (default: everything, as a spectator)")
     r = sub.add_parser("review", help="replay a game record and show where each seat's moves "
                        "lost winning chances")
     r.add_argument("record", help="the game record: a JSON file (from caravan match or play "
@@ -254,21 +263,56 @@ def open_output(path: str, what: str):
 
 
 class _GamePrinter:
-    """Prints a game as a spectator sees it, from each core's `narrate`."""
+    """Prints a game as a spectator sees it (or as seat `viewer` does), from each core's
+    `narrate`; everything is shown once the game is over."""
 
-    def __init__(self, out) -> None:
+    def __init__(self, out, viewer: Optional[int] = None) -> None:
         self.out = out
+        self.viewer = viewer
         self.before = None
 
     def before_move(self, state) -> None:
         self.before = state.clone()
 
     def on_move(self, state, player: int, move: int) -> None:
-        for line in state.narrate(self.before, player, move):
+        for line in state.narrate(self.before, player, move, viewer=self.viewer):
             print(line, file=self.out)
         if state.is_terminal():
             print("", file=self.out)
             print(state.render(), file=self.out)
+
+
+def cmd_replay(args: argparse.Namespace, out) -> int:
+    """Tell a recorded game move by move, as `caravan match` told it (or as one seat saw it)."""
+    from search.match import record_from_json
+
+    record = record_from_json(read_record(args.record, args.line))
+    viewer = None if args.seat is None else parse_seats(args.seat, "--seat")[0]
+    if viewer is not None and not 0 <= viewer < record.players:
+        raise ValueError(f"--seat: no seat {viewer} at {record.players} players")
+    options = "".join(f", {k} {v}" for k, v in record.options.items())
+    print(f"{game_info(record.game).title}, {record.players} players, seed {record.seed}"
+          f"{options}", file=out)
+    for seat, name in enumerate(record.seats):
+        print(f"  P{seat}: {name}", file=out)
+    printer = _GamePrinter(out, viewer)
+    state = record.deal()
+    for text in record.moves:
+        player, move = state.to_move, state.parse_move(text)
+        printer.before_move(state)
+        state.apply(move)
+        printer.on_move(state, player, move)
+    if record.forfeit is not None:
+        f = record.forfeit
+        print(f"P{f['seat']} forfeits ({f['reason']}): {f.get('message', '')}".rstrip(": "),
+              file=out)
+    if record.ranking:
+        play.print_score_table(out, record.ranking, record.scores,
+                               record.seats or [f"P{s}" for s in range(record.players)])
+    else:
+        print(f"(the record stops after move {len(record.moves)}: the game is not over)",
+              file=out)
+    return 0
 
 
 def cmd_hint(args: argparse.Namespace, out) -> int:
@@ -408,7 +452,7 @@ def cmd_review(args: argparse.Namespace, out) -> int:
     from search.review import check_seats, decisions_to_review, review_game
 
     record = record_from_json(read_record(args.record, args.line))
-    seats = None if args.seats is None else parse_seats(args.seats, record.players)
+    seats = None if args.seats is None else parse_seats(args.seats)
     budget = Budget(args.iterations or 0, args.seconds or 0.0)
     if budget.unlimited:
         budget = DEFAULT_BUDGET
@@ -442,13 +486,15 @@ def cmd_review(args: argparse.Namespace, out) -> int:
     return 0
 
 
-def parse_seats(text: str, players: int) -> List[int]:
-    """--seats: seat numbers separated by commas (P may precede each: P0,P2)."""
+def parse_seats(text: str, option: str = "--seats") -> List[int]:
+    """Seat numbers separated by commas (P may precede each: P0,P2); one for --seat."""
     seats = []
-    for part in text.split(","):
+    parts = text.split(",")
+    for part in parts:
         word = part.strip().upper().removeprefix("P")
-        if not word.isdigit():
-            raise ValueError(f"--seats takes seat numbers separated by commas, not {text[:40]!r}")
+        if not word.isdigit() or (option == "--seat" and len(parts) > 1):
+            what = "a seat number" if option == "--seat" else "seat numbers separated by commas"
+            raise ValueError(f"{option} takes {what}, not {text[:40]!r}")
         seats.append(int(word))
     return seats
 
@@ -595,6 +641,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_arena(args, sys.stdout)
         if args.command == "review":
             return cmd_review(args, sys.stdout)
+        if args.command == "replay":
+            return cmd_replay(args, sys.stdout)
         if args.command == "play":
             return cmd_play(args)
         parser.print_help()

@@ -318,3 +318,49 @@ def test_the_count_of_decisions_to_review_is_what_the_review_judges():
     for seats in (None, [1], [0, 2]):
         assert decisions_to_review(record, seats) == \
             len(review_game(record, 40, seats=seats).decisions)
+
+
+# ------------------------------------------------------------------------- caravan replay
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_replay_tells_a_recorded_game_as_match_told_it(game, tmp_path):
+    path = tmp_path / "game.json"
+    told = caravan("match", game, "--agents", "heuristic,random", "--seed", "6", "--record",
+                   str(path))
+    assert told.returncode == 0, told.stderr
+    again = caravan("replay", str(path))
+    assert again.returncode == 0 and again.stderr == ""
+    assert again.stdout == told.stdout
+
+
+def test_replay_as_one_seat_shows_only_what_it_saw(tmp_path):
+    path = tmp_path / "game.json"
+    caravan("match", "khiva", "--players", "3", "--agents", "random,random,random", "--seed",
+            "5", "--quiet", "--record", str(path))
+    everything = caravan("replay", str(path)).stdout
+    seen = caravan("replay", str(path), "--seat", "P0").stdout
+    first_turn = [line for line in seen.splitlines() if line.startswith("turn 1:")][0]
+    assert "P1 play-" in first_turn and "give-??" in first_turn     # P1's gift went to P2
+    assert "give-??" not in everything
+    assert seen.splitlines()[-1] == everything.splitlines()[-1]      # the end shows all
+
+
+def test_replay_of_an_unfinished_or_forfeited_record_says_so():
+    data = a_record().to_json()
+    data["moves"] = data["moves"][:6]
+    for key in ("scores", "ranking", "rewards"):
+        del data[key]
+    done = caravan("replay", json.dumps(data))
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == \
+        "(the record stops after move 6: the game is not over)"
+    seat = replay(record_from_json(data)).to_move
+    data["forfeit"] = {"seat": seat, "reason": "timeout", "message": "no answer in 60 s"}
+    done = caravan("replay", json.dumps(data))
+    assert f"P{seat} forfeits (timeout): no answer in 60 s" in done.stdout
+    assert "final scores" in done.stdout
+
+
+@pytest.mark.parametrize("seat, message", [("2", "no seat 2"), ("0,1", "a seat number"),
+                                           ("x", "a seat number")])
+def test_replay_refuses_a_seat_that_is_not_one(seat, message):
+    done = caravan("replay", json.dumps(a_record().to_json()), "--seat", seat)
+    assert done.returncode == 2 and done.stdout == "" and message in done.stderr
