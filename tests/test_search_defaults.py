@@ -1,6 +1,6 @@
 """The search's defaults come from one place, the game's row in the registry, and every front
-door uses them: `suggest()`, the agents (so `caravan match` and the arena), the protocol and
-`caravan hint`. A spy records the configuration and budget each search starts with; the
+door uses them: `suggest()`, the agents (so `caravan match` and the arena), the protocol,
+`caravan hint` and the review. A spy records the configuration and budget each search starts with; the
 registry row of Kilim is replaced by one whose values no code would pick by accident."""
 import io
 import threading
@@ -97,6 +97,24 @@ def test_caravan_hint_thinks_a_second_with_the_games_configuration(seen, capsys)
     assert cli.main(["hint", "kilim", "--players", "4", "--iterations", "40",
                      "--mode", "so"]) == 0
     assert seen[-1] == [replace(odd_config(4), mode="so"), Budget(iterations=40)]
+
+
+def test_review_thinks_a_second_a_search_with_the_games_configuration(seen, capsys):
+    import json
+
+    from search.agents import RandomAgent
+    from search.match import play_game
+    from search.review import review_game
+
+    record = play_game("kilim", [RandomAgent(1), RandomAgent(2), RandomAgent(3)], 4)
+    record.moves, record.scores, record.ranking, record.rewards = record.moves[:8], [], [], []
+    review_game(record, seats=[0])
+    assert seen and all(s == [odd_config(3), DEFAULT_BUDGET] for s in seen)
+    seen.clear()
+    text = json.dumps(record.to_json())
+    assert cli.main(["review", text, "--seats", "1", "--iterations", "40", "--mode", "so"]) == 0
+    assert seen and all(s == [replace(odd_config(3), mode="so"), Budget(iterations=40)]
+                        for s in seen)
 
 
 def ask(engine, line):
