@@ -136,12 +136,6 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--moves", default="", help="moves played since the deal, space-separated")
     h.add_argument("--view", default=None,
                    help="the position as one seat knows it: a JSON file, or JSON text")
-    h.add_argument("--iterations", type=iterations, default=None,
-                   help="search iterations (a reproducible budget; with --seconds, whichever "
-                        "ends first)")
-    h.add_argument("--seconds", "--time", dest="seconds", type=seconds, default=None,
-                   help=f"search seconds (default {DEFAULT_SECONDS:g} when --iterations is "
-                        "not given either)")
     h.add_argument("--top", type=positive_int, default=5, help="how many moves to show (default 5)")
     h.add_argument("--json", action="store_true",
                    help="print the answer as one JSON object (docs/views/hint.schema.json) "
@@ -149,47 +143,58 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--searchmoves", default=None,
                    help="search only these moves of the seat to move, space-separated (what "
                         "does the search make of the moves you are weighing?)")
-    h.add_argument("--search-seed", type=int, default=0, help="seed of the search")
-    h.add_argument("--mode", choices=("so", "mo"), default=None,
-                   help="node keying (default: the game's, see `caravan games`)")
-    h.add_argument("--score-weight", type=weight, default=None,
-                   help="share of the search reward that is the score margin, 0-1 "
-                        "(default: the game's, see `caravan games`)")
-    h.add_argument("--workers", type=workers, default=1, help="search workers (more than 1: Ray)")
-    h.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
+    add_search_arguments(h, "the search")
     rp = sub.add_parser("replay", help="print a game record as the game went, for everyone or "
                         "as one seat saw it")
-    rp.add_argument("record", help="the game record: a JSON file, an arena's games.jsonl with "
-                    "--line, JSON text, or - for stdin")
-    rp.add_argument("--line", type=positive_int, default=None,
-                    help="which record of a JSON-lines file (1 first)")
+    add_record_arguments(rp)
     rp.add_argument("--seat", default=None,
                     help="tell the game as this seat saw it (e.g. 1 or P1): only what it was "
                          "shown, until the end (default: everything, as a spectator)")
     r = sub.add_parser("review", help="replay a game record and show where each seat's moves "
                        "lost winning chances")
-    r.add_argument("record", help="the game record: a JSON file (from caravan match or play "
-                   "--record), an arena's games.jsonl with --line, JSON text, or - for stdin")
-    r.add_argument("--line", type=positive_int, default=None,
-                   help="which record of a JSON-lines file (1 first)")
+    add_record_arguments(r)
     r.add_argument("--seats", default=None, help="the seats to review, e.g. 0,2 (default: all)")
-    r.add_argument("--iterations", type=iterations, default=None,
-                   help="iterations of each search (reproducible; with --seconds, whichever "
-                        "ends first)")
-    r.add_argument("--seconds", "--time", dest="seconds", type=seconds, default=None,
-                   help=f"seconds of each search (default {DEFAULT_SECONDS:g} when --iterations "
-                        "is not given either)")
     r.add_argument("--json", action="store_true",
                    help="print the review as one JSON object (docs/views/review.schema.json)")
-    r.add_argument("--search-seed", type=int, default=0, help="seed of the searches")
-    r.add_argument("--mode", choices=("so", "mo"), default=None,
-                   help="node keying (default: the game's, see `caravan games`)")
-    r.add_argument("--score-weight", type=weight, default=None,
-                   help="share of the search reward that is the score margin, 0-1 "
-                        "(default: the game's)")
-    r.add_argument("--workers", type=workers, default=1, help="search workers (more than 1: Ray)")
-    r.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
+    add_search_arguments(r, "each search")
     return parser
+
+
+def add_search_arguments(p: argparse.ArgumentParser, which: str) -> None:
+    """The budget and settings of `caravan hint`'s search, or of each of a review's."""
+    p.add_argument("--iterations", type=iterations, default=None,
+                   help=f"iterations of {which} (a reproducible budget; with --seconds, "
+                        "whichever ends first)")
+    p.add_argument("--seconds", "--time", dest="seconds", type=seconds, default=None,
+                   help=f"seconds of {which} (default {DEFAULT_SECONDS:g} when --iterations "
+                        "is not given either)")
+    p.add_argument("--search-seed", type=int, default=0, help=f"seed of {which}")
+    p.add_argument("--mode", choices=("so", "mo"), default=None,
+                   help="node keying (default: the game's, see `caravan games`)")
+    p.add_argument("--score-weight", type=weight, default=None,
+                   help="share of the search reward that is the score margin, 0-1 "
+                        "(default: the game's, see `caravan games`)")
+    p.add_argument("--workers", type=workers, default=1, help="search workers (more than 1: Ray)")
+    p.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
+
+
+def search_settings(args: argparse.Namespace, game: str, players: int):
+    """(Budget, SearchConfig) from add_search_arguments' options: a second and the game's
+    defaults where they are not given. Sets RAY_ADDRESS from --address."""
+    budget = Budget(args.iterations or 0, args.seconds or 0.0)
+    given = {"mode": args.mode, "score_weight": args.score_weight}
+    config = game_config(game, players, **{k: v for k, v in given.items() if v is not None})
+    if args.address:
+        os.environ["RAY_ADDRESS"] = args.address
+    return (DEFAULT_BUDGET if budget.unlimited else budget), config
+
+
+def add_record_arguments(p: argparse.ArgumentParser) -> None:
+    """Where `caravan replay` and `caravan review` read a game record."""
+    p.add_argument("record", help="the game record: a JSON file (from caravan match or play "
+                   "--record), an arena's games.jsonl with --line, JSON text, or - for stdin")
+    p.add_argument("--line", type=positive_int, default=None,
+                   help="which record of a JSON-lines file (1 first)")
 
 
 def resolve_seats(game: str, players: Optional[int], agents_text: Optional[str]) -> List[AgentSpec]:
@@ -318,17 +323,13 @@ def cmd_replay(args: argparse.Namespace, out) -> int:
 def cmd_hint(args: argparse.Namespace, out) -> int:
     """Rank the moves of the seat to move, after showing the position as that seat sees it."""
     from search.ismcts import root_moves_of
-    from search.suggest import Budget, line_text, suggest
+    from search.suggest import line_text, suggest
 
     info = game_info(args.game)
     state = _hint_position(info, args)
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to hint")
-    budget = Budget(args.iterations or 0, args.seconds or 0.0)
-    if budget.unlimited:
-        budget = DEFAULT_BUDGET
-    if args.address:
-        os.environ["RAY_ADDRESS"] = args.address
+    budget, config = search_settings(args, state.game, state.n_players)
     searchmoves = None if args.searchmoves is None else args.searchmoves.split()
     root_moves_of(state, searchmoves)           # a bad move is refused before anything is shown
     seat = state.to_move
@@ -336,9 +337,6 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
         print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)
         print(state.render(seat), file=out)
         print("", file=out)
-    given = {"mode": args.mode, "score_weight": args.score_weight}
-    config = game_config(state.game, state.n_players,
-                         **{k: v for k, v in given.items() if v is not None})
     sug = suggest(state, budget, args.top, config, seed=args.search_seed, workers=args.workers,
                   address=args.address, searchmoves=searchmoves)
     if args.json:
@@ -453,14 +451,7 @@ def cmd_review(args: argparse.Namespace, out) -> int:
 
     record = record_from_json(read_record(args.record, args.line))
     seats = None if args.seats is None else parse_seats(args.seats)
-    budget = Budget(args.iterations or 0, args.seconds or 0.0)
-    if budget.unlimited:
-        budget = DEFAULT_BUDGET
-    given = {"mode": args.mode, "score_weight": args.score_weight}
-    config = game_config(record.game, record.players,
-                         **{k: v for k, v in given.items() if v is not None})
-    if args.address:
-        os.environ["RAY_ADDRESS"] = args.address
+    budget, config = search_settings(args, record.game, record.players)
     chosen = check_seats(seats, record.players)
     if not args.json:
         printer = ReviewPrinter(out, record)
