@@ -19,7 +19,7 @@ import pytest
 from engine.registry import new_game
 from search.agents import AgentFailure, CmdAgent, RandomAgent, parse_agent
 from search.arena import format_summary, run_arena
-from search.match import play_game
+from search.match import play_game, record_from_json
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"),
                                 reason="process checks read /proc (Linux)")
@@ -153,6 +153,7 @@ def test_a_failing_engine_loses_each_game_and_the_arena_goes_on(tmp_path, pid_di
         assert r["forfeit"]["agent"].startswith("cmd:")
         assert r["rewards"][cmd_seat] == 0.0 and r["rewards"][1 - cmd_seat] == 1.0
         assert r["ranking"][cmd_seat] == 2 and len(r["moves"]) < 2   # stopped at its turn
+        assert record_from_json(r).forfeit == r["forfeit"]   # a record caravan review reads
     rows = {row["agent"]: row for row in result.summary()["agents"]}
     assert rows[str(parse_agent(spec))]["forfeits"] == {reason: 2}
     assert rows["heuristic"]["forfeits"] == {} and rows["heuristic"]["win_share"] == 1.0
@@ -245,3 +246,6 @@ def test_the_project_engine_plays_in_the_arena_as_a_cmd_agent(tmp_path):
     assert cmd_row["forfeits"] == {}
     records = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
     assert all(r["forfeit"] is None and len(r["moves"]) > 10 for r in records)
+    assert all(record_from_json(r).seats == [str(parse_agent(spec)), "random"]
+               or record_from_json(r).seats == ["random", str(parse_agent(spec))]
+               for r in records)
