@@ -295,11 +295,7 @@ def cmd_replay(args: argparse.Namespace, out) -> int:
     viewer = None if args.seat is None else parse_seats(args.seat, "--seat")[0]
     if viewer is not None and not 0 <= viewer < record.players:
         raise ValueError(f"--seat: no seat {viewer} at {record.players} players")
-    options = "".join(f", {k} {v}" for k, v in record.options.items())
-    print(f"{game_info(record.game).title}, {record.players} players, seed {record.seed}"
-          f"{options}", file=out)
-    for seat, name in enumerate(record.seats):
-        print(f"  P{seat}: {name}", file=out)
+    print_record_header(out, record)
     printer = _GamePrinter(out, viewer)
     state = record.deal()
     for text in record.moves:
@@ -318,6 +314,15 @@ def cmd_replay(args: argparse.Namespace, out) -> int:
         print(f"(the record stops after move {len(record.moves)}: the game is not over)",
               file=out)
     return 0
+
+
+def print_record_header(out, record) -> None:
+    """A recorded game's first lines, as `caravan match` begins: the deal, who sat where."""
+    options = "".join(f", {k} {v}" for k, v in record.options.items())
+    print(f"{game_info(record.game).title}, {record.players} players, seed {record.seed}"
+          f"{options}", file=out)
+    for seat, name in enumerate(record.seats):
+        print(f"  P{seat}: {name}", file=out)
 
 
 def cmd_hint(args: argparse.Namespace, out) -> int:
@@ -445,8 +450,8 @@ def read_record(source: str, line: Optional[int]) -> dict:
 
 def cmd_review(args: argparse.Namespace, out) -> int:
     """Replay a record and show, decision by decision, what the search makes of each move."""
-    from search.match import record_from_json
     from search.arena import is_terminal
+    from search.match import record_from_json
     from search.review import check_seats, decisions_to_review, review_game
 
     record = record_from_json(read_record(args.record, args.line))
@@ -502,12 +507,7 @@ class ReviewPrinter:
         self.width = max((len(m) for m in record.moves), default=4) + 2
 
     def header(self, seats: List[int], b: Budget) -> None:
-        r = self.record
-        options = "".join(f", {k} {v}" for k, v in r.options.items())
-        print(f"{game_info(r.game).title}, {r.players} players, seed {r.seed}{options}",
-              file=self.out)
-        for seat, name in enumerate(r.seats):
-            print(f"  P{seat}: {name}", file=self.out)
+        print_record_header(self.out, self.record)
         limits = " or ".join(x for x in (f"{b.iterations:,} iterations" if b.iterations else "",
                                          f"{b.seconds:g} s" if b.seconds else "") if x)
         print(f"Review of {', '.join(f'P{s}' for s in seats)}, {limits} a search. win = "
