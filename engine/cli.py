@@ -513,17 +513,21 @@ class ReviewPrinter:
         print(f"Review of {', '.join(f'P{s}' for s in seats)}, {limits} a search. win = "
               "the search's chance of winning for the seat after the move, as the seat knew "
               "the game; lost = points of that chance below the search's choice "
-              "(inaccuracy 5+, mistake 10+, blunder 20+).", file=self.out)
+              "(inaccuracy 5+, mistake 10+, blunder 20+); score = the final score the search "
+              "expects after the move played, less that after its choice.", file=self.out)
         w = self.width
         print(f"{'ply':>4}  {'seat':<4}  {'played':<{w}} {'win':>6}   {'search':<{w}} {'win':>6}"
-              f"  {'lost':>5}", file=self.out)
+              f"  {'lost':>5}  {'score':>6}", file=self.out)
 
     def decision(self, d) -> None:
         w = self.width
-        choice = f"{'=':<{w}} {'':>6}" if d.agreed else f"{d.best:<{w}} {d.best_win:6.1%}"
-        lost = f"{100 * d.loss:5.1f}" if not d.agreed else ""
+        if d.agreed:
+            choice, lost, score = f"{'=':<{w}} {'':>6}", "", ""
+        else:
+            choice = f"{d.best:<{w}} {d.best_win:6.1%}"
+            lost, score = f"{100 * d.loss:5.1f}", f"{d.played_score - d.best_score:+6.1f}"
         print(f"{d.ply:>4}  P{d.seat:<3}  {d.played:<{w}} {d.played_win:6.1%}   {choice}  "
-              f"{lost:>5}  {d.label}".rstrip(), file=self.out, flush=True)
+              f"{lost:>5}  {score:>6}  {d.label}".rstrip(), file=self.out, flush=True)
 
     def summary(self, review) -> None:
         from search.review import PLURALS

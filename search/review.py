@@ -59,6 +59,11 @@ class ReviewedDecision:
     """best_win - played_win, never below 0."""
     label: str
     """"blunder", "mistake", "inaccuracy" or "" (LABELS)."""
+    played_score: float
+    """The seat's expected final score after the move played (mean over the search's games)."""
+    best_score: float
+    """The same after the search's choice: best_score - played_score is the score the move
+    played gave away (negative when it scores more, yet wins less)."""
     iterations: int
     """Iterations of the searches of this decision together."""
     line: Tuple[LineStep, ...] = ()
@@ -73,6 +78,8 @@ class ReviewedDecision:
                 "played": self.played, "played_win": round(self.played_win, 6),
                 "best": self.best, "best_win": round(self.best_win, 6),
                 "loss": round(self.loss, 6), "label": self.label,
+                "played_score": round(self.played_score, 4),
+                "best_score": round(self.best_score, 4),
                 "iterations": self.iterations,
                 "line": [{"seat": s.seat, "move": s.text} for s in self.line]}
 
@@ -218,7 +225,8 @@ def review_decision(state: GameCore, ply: int, move: int, budget: Budget,
     loss = max(0.0, best.win_probability - played.win_probability)
     return ReviewedDecision(ply, state.to_move, len(state.legal_moves()), played.text,
                             played.win_probability, best.text, best.win_probability, loss,
-                            label_of(loss), iterations, best.line)
+                            label_of(loss), played.expected_score, best.expected_score,
+                            iterations, best.line)
 
 
 def stat_of(result: SearchResult, move: int) -> MoveStats:

@@ -164,6 +164,8 @@ def test_a_decision_s_loss_is_its_chance_below_the_search_s_choice():
         assert d.label == label_of(d.loss)
         assert d.choices >= 2 and d.iterations >= 1500
         assert d.agreed == (d.played == d.best)
+        if d.agreed:
+            assert (d.played_win, d.played_score) == (d.best_win, d.best_score)
         assert d.iterations == (1500 if d.agreed else 3000)   # a second search, head to head
     data = json.loads(json.dumps(review.to_json()))
     REVIEW.validate(data)
