@@ -154,8 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
                        "lost winning chances")
     add_record_arguments(r)
     r.add_argument("--seats", default=None, help="the seats to review, e.g. 0,2 (default: all)")
+    r.add_argument("--all", action="store_true",
+                   help="review every record of a JSON-lines file (an arena's games.jsonl) and "
+                        "rank the agents by the winning chance their decisions lose")
     r.add_argument("--json", action="store_true",
-                   help="print the review as one JSON object (docs/views/review.schema.json)")
+                   help="print the review as one JSON object (docs/views/review.schema.json; "
+                        "with --all, reviews.schema.json)")
     add_search_arguments(r, "each search")
     return parser
 
@@ -412,40 +416,64 @@ def cmd_play(args: argparse.Namespace) -> int:
 MAX_RECORDS_TEXT = 64_000_000     # characters of a review's input: an arena's games.jsonl
 
 
-def read_record(source: str, line: Optional[int]) -> dict:
-    """The game record `caravan review` is asked about, as JSON: JSON text, a file holding one
-    record (on one line or several) or JSON lines (one record a line: `line` picks one), or
-    standard input for `-`. Bounded: too long a text or line is refused, not read whole."""
-    from engine.validation import MAX_TEXT, parse_json
-
+def read_record_text(source: str) -> str:
+    """The text of `caravan review`'s or `replay`'s record argument: JSON text itself, a file,
+    or standard input for `-`; bounded, so too long an input is refused, not read whole."""
     if source.lstrip().startswith("{"):
-        text = source
-    else:
-        try:
-            if source == "-":
-                text = sys.stdin.read(MAX_RECORDS_TEXT + 1)
-            else:
-                with open(source, encoding="utf-8") as f:
-                    text = f.read(MAX_RECORDS_TEXT + 1)
-        except OSError as e:
-            raise ValueError(f"cannot read the record file {source}: {e.strerror}") from None
-        except UnicodeDecodeError:
-            raise ValueError(f"the record file {source} is not UTF-8 text") from None
-        if len(text) > MAX_RECORDS_TEXT:
-            raise ValueError(f"the record file {source} is longer than "
-                             f"{MAX_RECORDS_TEXT:,} characters")
+        return source
+    try:
+        if source == "-":
+            text = sys.stdin.read(MAX_RECORDS_TEXT + 1)
+        else:
+            with open(source, encoding="utf-8") as f:
+                text = f.read(MAX_RECORDS_TEXT + 1)
+    except OSError as e:
+        raise ValueError(f"cannot read the record file {source}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"the record file {source} is not UTF-8 text") from None
+    if len(text) > MAX_RECORDS_TEXT:
+        raise ValueError(f"the record file {source} is longer than "
+                         f"{MAX_RECORDS_TEXT:,} characters")
+    return text
+
+
+def json_lines(text: str) -> Optional[List[str]]:
+    """The records of a JSON-lines text (one object a line, at least two), else None."""
     lines = [x for x in text.splitlines() if x.strip()]
+    if len(lines) > 1 and all(x.lstrip().startswith("{") and x.rstrip().endswith("}")
+                              for x in lines):
+        return lines
+    return None
+
+
+def read_record(source: str, line: Optional[int]) -> dict:
+    """The game record asked about, as JSON: a text holding one record (on one line or
+    several), or JSON lines (one record a line: `line` picks one, 1 first)."""
+    text = read_record_text(source)
+    lines = json_lines(text)
     if line is None:
-        if len(lines) > 1 and all(x.lstrip().startswith("{") and x.rstrip().endswith("}")
-                                  for x in lines):
+        if lines:
             raise ValueError(f"{len(lines)} records, one a line: choose one with --line "
-                             f"(1 to {len(lines)})")
-        return parse_json(text, "game record", whole_numbers=False)
+                             f"(1 to {len(lines)}), or review them --all")
+        return parse_record(text)
+    lines = lines or [text]
     if line > len(lines):
         raise ValueError(f"--line {line}: there are {len(lines)} records")
-    if len(lines[line - 1]) > MAX_TEXT:
-        raise ValueError(f"record {line} is longer than {MAX_TEXT:,} characters")
-    return parse_json(lines[line - 1], "game record", whole_numbers=False)
+    return parse_record(lines[line - 1], line)
+
+
+def read_all_records(source: str) -> List[dict]:
+    """Every record of a JSON-lines text (or the one record of a text that holds one)."""
+    text = read_record_text(source)
+    lines = json_lines(text)
+    return [parse_record(x, n) for n, x in enumerate(lines, 1)] if lines else [parse_record(text)]
+
+
+def parse_record(text: str, line: Optional[int] = None) -> dict:
+    from engine.validation import parse_json
+
+    what = "game record" if line is None else f"game record on line {line}"
+    return parse_json(text, what, whole_numbers=False)
 
 
 def cmd_review(args: argparse.Namespace, out) -> int:
@@ -454,6 +482,10 @@ def cmd_review(args: argparse.Namespace, out) -> int:
     from search.match import record_from_json
     from search.review import check_seats, decisions_to_review, review_game
 
+    if args.all:
+        if args.line is not None:
+            raise ValueError("--all reviews every record: it takes no --line")
+        return review_all(args, out)
     record = record_from_json(read_record(args.record, args.line))
     seats = None if args.seats is None else parse_seats(args.seats)
     budget, config = search_settings(args, record.game, record.players)
@@ -482,6 +514,90 @@ def cmd_review(args: argparse.Namespace, out) -> int:
     return 0
 
 
+def review_all(args: argparse.Namespace, out) -> int:
+    """`caravan review --all`: every record of a file (an arena's games.jsonl), then each
+    agent's accuracy over them (search.review.accuracy_by_agent)."""
+    from search.arena import is_terminal
+    from search.match import record_from_json
+    from search.review import accuracy_by_agent, check_seats, decisions_to_review, review_game
+
+    records = []
+    for n, data in enumerate(read_all_records(args.record), 1):
+        try:
+            records.append(record_from_json(data))
+        except ValueError as e:
+            raise ValueError(f"record {n}: {e}") from None
+    if len({r.game for r in records}) > 1:
+        raise ValueError("the records are of several games: review one game at a time")
+    seats = None if args.seats is None else parse_seats(args.seats)
+    plans = []
+    for n, record in enumerate(records, 1):
+        try:
+            chosen = check_seats(seats, record.players)
+        except ValueError as e:
+            raise ValueError(f"record {n}: {e}") from None
+        plans.append((record, chosen) + search_settings(args, record.game, record.players))
+    bar = None
+    if args.json and is_terminal(sys.stderr):
+        from tqdm import tqdm
+
+        bar = tqdm(total=sum(decisions_to_review(r, c) for r, c, _, _ in plans),
+                   unit="decision", desc="review", file=sys.stderr)
+    reviewed = []
+    try:
+        for n, (record, chosen, budget, config) in enumerate(plans, 1):
+            review = review_game(record, budget, config, seats=chosen, seed=args.search_seed,
+                                 workers=args.workers, address=args.address,
+                                 on_decision=None if bar is None else lambda d: bar.update())
+            reviewed.append((record, review))
+            if not args.json:
+                print_game_accuracy(out, n, record, review)
+    finally:
+        if bar is not None:
+            bar.close()
+    agents = accuracy_by_agent(reviewed)
+    if args.json:
+        print(json.dumps({"game": records[0].game,
+                          "reviews": [review.to_json() for _, review in reviewed],
+                          "agents": [a.to_json() for a in agents]}), file=out)
+    else:
+        print_agent_accuracy(out, agents, plans[0][2])
+    return 0
+
+
+def print_game_accuracy(out, n: int, record, review) -> None:
+    """One line per game of `caravan review --all`: each seat's mean loss a decision."""
+    parts = [f"P{s.seat} {record.seats[s.seat] if record.seats else ''} "
+             f"{100 * s.mean_loss:.1f}".replace("  ", " ")
+             for s in review.summary() if s.decisions]
+    print(f"game {n} (seed {record.seed}): " + ", ".join(parts), file=out, flush=True)
+
+
+def print_agent_accuracy(out, agents, budget: Budget) -> None:
+    """The table that ends `caravan review --all`: the agents, the most accurate first."""
+    from search.review import PLURALS
+
+    print("", file=out)
+    print(f"Each agent's decisions against the search's ({budget_text(budget)} a search): "
+          "points of winning chance lost a decision, with a 95% interval over games",
+          file=out)
+    width = max([len(a.agent) for a in agents] + [5])
+    print(f"{'agent':<{width}}  games  decisions  agreed  mean loss  95% interval   "
+          + "  ".join(PLURALS[label] for label in agents[0].labels) if agents else "", file=out)
+    for a in agents:
+        low, high = a.interval()
+        print(f"{a.agent:<{width}}  {a.games:>5}  {a.decisions:>9}  {a.agreed:>6}  "
+              f"{100 * a.mean_loss:9.2f}  [{100 * low:5.2f}, {100 * high:5.2f}]  "
+              + "  ".join(f"{n:>{len(PLURALS[label])}}" for label, n in a.labels.items()),
+              file=out)
+
+
+def budget_text(b: Budget) -> str:
+    """`20,000 iterations`, `1 s`, or both joined by `or`."""
+    return " or ".join(x for x in (f"{b.iterations:,} iterations" if b.iterations else "",
+                                   f"{b.seconds:g} s" if b.seconds else "") if x)
+
+
 def parse_seats(text: str, option: str = "--seats") -> List[int]:
     """Seat numbers separated by commas (P may precede each: P0,P2); one for --seat."""
     seats = []
@@ -508,9 +624,7 @@ class ReviewPrinter:
 
     def header(self, seats: List[int], b: Budget) -> None:
         print_record_header(self.out, self.record)
-        limits = " or ".join(x for x in (f"{b.iterations:,} iterations" if b.iterations else "",
-                                         f"{b.seconds:g} s" if b.seconds else "") if x)
-        print(f"Review of {', '.join(f'P{s}' for s in seats)}, {limits} a search. win = "
+        print(f"Review of {', '.join(f'P{s}' for s in seats)}, {budget_text(b)} a search. win = "
               "the search's chance of winning for the seat after the move, as the seat knew "
               "the game; lost = points of that chance below the search's choice "
               "(inaccuracy 5+, mistake 10+, blunder 20+); score = the final score the search "

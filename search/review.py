@@ -235,3 +235,60 @@ def stat_of(result: SearchResult, move: int) -> MoveStats:
         if s.move == move:
             return s
     raise LookupError(f"move {move} is not at the root of the search")
+
+
+@dataclass
+class AgentAccuracy:
+    """How close one agent's decisions came to the search's, over the games reviewed: the
+    mean chance of winning lost a decision (lower is better), with a 95% interval from the
+    spread of its per-game means (games are the independent units; normal approximation)."""
+
+    agent: str
+    games: int = 0
+    decisions: int = 0
+    agreed: int = 0
+    game_means: List[float] = field(default_factory=list)
+    labels: Dict[str, int] = field(default_factory=lambda: {label: 0 for _, label in LABELS})
+    loss_sum: float = 0.0
+
+    @property
+    def mean_loss(self) -> float:
+        return self.loss_sum / self.decisions if self.decisions else 0.0
+
+    def interval(self) -> Tuple[float, float]:
+        """95% interval of the mean loss a decision, from the per-game means (the mean
+        itself on both sides with fewer than two games)."""
+        n = len(self.game_means)
+        if n < 2:
+            return self.mean_loss, self.mean_loss
+        mean = sum(self.game_means) / n
+        var = sum((x - mean) ** 2 for x in self.game_means) / (n - 1)
+        half = 1.96 * (var / n) ** 0.5
+        return max(0.0, self.mean_loss - half), min(1.0, self.mean_loss + half)
+
+    def to_json(self) -> dict:
+        low, high = self.interval()
+        return {"agent": self.agent, "games": self.games, "decisions": self.decisions,
+                "agreed": self.agreed, "mean_loss": round(self.mean_loss, 6),
+                "mean_loss_95": [round(low, 6), round(high, 6)],
+                **{PLURALS[label]: n for label, n in self.labels.items()}}
+
+
+def accuracy_by_agent(reviewed: Sequence[Tuple[GameRecord, Review]]) -> List[AgentAccuracy]:
+    """Each agent's accuracy over reviewed games, the agent of a seat being the record's name
+    for it (`P<seat>` when the record names none); the most accurate first."""
+    rows: Dict[str, AgentAccuracy] = {}
+    for record, review in reviewed:
+        for s in review.summary():
+            if not s.decisions:
+                continue
+            name = record.seats[s.seat] if record.seats else f"P{s.seat}"
+            row = rows.setdefault(name, AgentAccuracy(name))
+            row.games += 1
+            row.decisions += s.decisions
+            row.agreed += s.agreed
+            row.loss_sum += s.mean_loss * s.decisions
+            row.game_means.append(s.mean_loss)
+            for label, n in s.labels.items():
+                row.labels[label] += n
+    return sorted(rows.values(), key=lambda r: (r.mean_loss, r.agent))

@@ -9,14 +9,13 @@ import jsonschema
 import pytest
 
 from engine.registry import GAMES, from_view, game_info, new_game
-from engine.validation import ViewError
+from engine.validation import check_schema
 from search.agents import HeuristicAgent, RandomAgent
 from search.arena import GameTask, play_task
 from search.config import Budget, game_config
 from search.ismcts import search
 from search.match import GameRecord, play_game, record_from_json, replay
-from search.review import (LABELS, Review, decision_seed, label_of, review_decision,
-                           review_game)
+from search.review import LABELS, decision_seed, label_of, review_decision, review_game
 
 VIEWS = Path(__file__).resolve().parent.parent / "docs" / "views"
 RECORD = jsonschema.Draft202012Validator(json.loads((VIEWS / "record.schema.json").read_text()))
@@ -366,3 +365,61 @@ def test_replay_of_an_unfinished_or_forfeited_record_says_so():
 def test_replay_refuses_a_seat_that_is_not_one(seat, message):
     done = caravan("replay", json.dumps(a_record().to_json()), "--seat", seat)
     assert done.returncode == 2 and done.stdout == "" and message in done.stderr
+
+
+# ------------------------------------------------------------------------- many games
+def test_accuracy_by_agent_pools_each_agent_s_decisions_over_games():
+    from search.review import accuracy_by_agent
+
+    reviewed = []
+    for seed in (1, 2, 3):
+        record = a_record("khan", 2, seed)
+        reviewed.append((record, review_game(record, 300, seed=seed)))
+    rows = {row.agent: row for row in accuracy_by_agent(reviewed)}
+    assert set(rows) == {"heuristic", "random"}
+    for name, row in rows.items():
+        mine = [d for record, review in reviewed for d in review.decisions
+                if record.seats[d.seat] == name]
+        assert (row.games, row.decisions) == (3, len(mine))
+        assert row.agreed == sum(d.agreed for d in mine)
+        assert row.mean_loss == pytest.approx(sum(d.loss for d in mine) / len(mine))
+        assert sum(row.labels.values()) == sum(bool(d.label) for d in mine)
+        low, high = row.interval()
+        assert 0 <= low <= row.mean_loss <= high <= 1 and low < high
+    ranked = accuracy_by_agent(reviewed)
+    assert [r.mean_loss for r in ranked] == sorted(r.mean_loss for r in ranked)
+
+
+def test_review_all_ranks_the_agents_of_an_arena_s_games(tmp_path):
+    out = tmp_path / "arena"
+    done = caravan("arena", "khan", "--players", "2", "--agents", "heuristic,random", "--games",
+                   "4", "--seed", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    games = out / "games.jsonl"
+    text = caravan("review", str(games), "--all", "--iterations", "300")
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert sum(line.startswith("game ") for line in lines) == 4
+    table = lines[lines.index(next(x for x in lines if x.startswith("agent "))) + 1:]
+    assert sorted(row.split()[0] for row in table) == ["heuristic", "random"]
+    as_json = caravan("review", str(games), "--all", "--iterations", "300", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    answer = json.loads(as_json.stdout)
+    check_schema(answer, "reviews", "reviews", whole_numbers=False)   # review.schema.json within
+    assert len(answer["reviews"]) == 4 and {a["agent"] for a in answer["agents"]} == \
+        {"heuristic", "random"}
+    wrong = caravan("review", str(games), "--all", "--line", "2")
+    assert wrong.returncode == 2 and "--line" in wrong.stderr
+
+
+def test_review_all_names_the_record_at_fault_and_keeps_to_one_game(tmp_path):
+    good = [json.dumps(a_record("khan", 2, s).to_json()) for s in (1, 2)]
+    broken = json.loads(good[1])
+    broken["moves"][2] = "raid-x"
+    path = tmp_path / "games.jsonl"
+    path.write_text(good[0] + "\n" + json.dumps(broken) + "\n")
+    done = caravan("review", str(path), "--all", "--iterations", "100")
+    assert done.returncode == 2 and "record 2: moves: move 3" in done.stderr
+    path.write_text(good[0] + "\n" + json.dumps(a_record("khiva", 2, 1).to_json()) + "\n")
+    done = caravan("review", str(path), "--all", "--iterations", "100")
+    assert done.returncode == 2 and "several games" in done.stderr
