@@ -403,7 +403,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     record_file = open_output(args.record, "record") if args.record else None
     try:
         code = play.run(table, sys.stdin, sys.stdout, args.hint_iterations, args.hint_seconds,
-                        record_to=record_file)
+                        record_to=record_file, coach=args.coach)
     finally:
         if record_file is not None:
             record_file.close()

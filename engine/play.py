@@ -118,6 +118,9 @@ def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
                         "--hint-seconds)")
     p.add_argument("--hint-seconds", type=float, default=DEFAULT_SECONDS,
                    help=f"search seconds of `hint` (default {DEFAULT_SECONDS:g})")
+    p.add_argument("--coach", action="store_true",
+                   help="after each of your decisions, say what the search makes of it (the "
+                        "hint's budget: a search, two where it prefers another move)")
     p.add_argument("--record", default=None,
                    help="write the game's record (JSON) to this file when the game ends or "
                         "you leave it, for `caravan review`")
@@ -171,11 +174,14 @@ def hint_budget(iterations: Optional[int], seconds: float = DEFAULT_SECONDS) -> 
 
 
 def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int] = None,
-        hint_seconds: float = DEFAULT_SECONDS, record_to: Optional[TextIO] = None) -> int:
+        hint_seconds: float = DEFAULT_SECONDS, record_to: Optional[TextIO] = None,
+        coach: bool = False) -> int:
     """Play the game to its end (or until a player quits); returns the exit code. The game's
-    record goes to `record_to` (one line of JSON) at the end, or when a player leaves."""
+    record goes to `record_to` (one line of JSON) at the end, or when a player leaves. With
+    `coach`, each human decision is judged by the search as soon as it is made (the hint's
+    budget; search.review.review_decision)."""
     try:
-        return _play_out(table, inp, out, hint_iterations, hint_seconds)
+        return _play_out(table, inp, out, hint_iterations, hint_seconds, coach)
     finally:
         if record_to is not None:
             record_to.write(json.dumps(table.record().to_json()) + "\n")
@@ -183,7 +189,7 @@ def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int] =
 
 
 def _play_out(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int],
-              hint_seconds: float) -> int:
+              hint_seconds: float, coach: bool) -> int:
     names = {s: ("you" if len(table.humans) == 1 else f"human {s}") if s in table.humans
              else table.agents[s].describe() for s in range(table.players)}
     print(f"{table.info.title}, {table.players} players, seed {table.seed}", file=out)
@@ -203,7 +209,8 @@ def _play_out(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[
                 _pass_keyboard(seat, inp, out)
                 at_keyboard = seat
             _tell(table, seat, out)
-            _human_turn(table, seat, inp, out, hint_budget(hint_iterations, hint_seconds))
+            _human_turn(table, seat, inp, out, hint_budget(hint_iterations, hint_seconds),
+                        coach)
             if len(table.humans) == 1:
                 _tell(table, seat, out)
     except Quit as q:
@@ -233,8 +240,10 @@ def _pass_keyboard(seat: int, inp: TextIO, out: TextIO) -> None:
     print("\n" * 40, file=out)
 
 
-def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint: Budget) -> None:
-    """Show the position to `seat` and read its decision (or a command) until it plays."""
+def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint: Budget,
+                coach: bool = False) -> None:
+    """Show the position to `seat` and read its decision (or a command) until it plays; with
+    `coach`, then say what the search makes of the decision."""
     _show(table.state, seat, out)
     while True:
         moves = table.state.legal_moves()
@@ -273,7 +282,10 @@ def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint: Budget)
         else:
             move = _read_move(table.state, line.strip(), moves, out)
             if move is not None:
+                before = table.state.clone()
                 table.play(seat, move)
+                if coach:
+                    _coach(before, move, len(table.history), out, hint)
                 return
 
 
@@ -330,6 +342,27 @@ def _hint(state: GameCore, args: List[str], out: TextIO, budget: Budget) -> None
               f"  ({m.visits} of {sug.iterations} iterations)", file=out)
         if m.line:
             print(f"     then {line_text(m.line)}", file=out)
+
+
+def _coach(before: GameCore, move: int, ply: int, out: TextIO, budget: Budget) -> None:
+    """One line on the decision just made at `before`: the search's chance of winning after
+    it, and the search's own choice where it prefers another (judged from the seat's
+    information only, as every search is)."""
+    from search.config import game_config
+    from search.review import decision_seed, review_decision
+
+    if len(before.legal_moves()) < 2:
+        return
+    # the seed of `caravan review`'s search of this decision (search seed 0): a review of
+    # the game's record at the same budget gives the same verdicts
+    d = review_decision(before, ply, move, budget, game_config(before.game, before.n_players),
+                        seed=decision_seed(0, ply))
+    if d.agreed:
+        print(f"coach: {d.played} is the search's choice too ({d.played_win:.1%} win)", file=out)
+        return
+    verdict = f"{100 * d.loss:.1f} points of winning chance lost" if d.loss else "as good"
+    print(f"coach: {d.played} {d.played_win:.1%} win; the search prefers {d.best} "
+          f"{d.best_win:.1%} ({verdict}{', ' + d.label if d.label else ''})", file=out)
 
 
 def print_score_table(out: TextIO, ranking: List[int], scores: List[float],

@@ -77,3 +77,27 @@ def test_command_line_mistakes_are_one_line_and_exit_code_2(args):
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("caravan: error:"), r.stderr
+
+
+def test_the_coach_judges_each_decision_as_a_review_of_the_record_would(tmp_path):
+    """--coach: a line after each of your decisions that offered a choice; at an iteration
+    budget, the same verdicts as `caravan review` of the game's record at that budget."""
+    import json
+
+    from search.match import record_from_json
+    from search.review import review_game
+
+    path = tmp_path / "game.json"
+    r = play("khan", "--players", "2", "--agents", "heuristic", "--seed", "4", "--coach",
+             "--hint-iterations", "800", "--record", str(path), script="1\n2\n1\n3\n2\nquit\n")
+    assert r.returncode == 0, r.stderr
+    said = [line for line in r.stdout.splitlines() if line.startswith("coach: ")]
+    review = review_game(record_from_json(json.loads(path.read_text())), 800, seats=[0])
+    assert len(said) == len(review.decisions) >= 4
+    for line, d in zip(said, review.decisions):
+        assert line.startswith(f"coach: {d.played} ")
+        if d.agreed:
+            assert line.endswith(f"is the search's choice too ({d.played_win:.1%} win)")
+        else:
+            assert f"the search prefers {d.best} {d.best_win:.1%}" in line
+            assert (d.label in line) if d.label else ("blunder" not in line)
