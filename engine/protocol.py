@@ -22,10 +22,10 @@ from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
 from engine.validation import read_line
 from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
-                           Budget, SearchConfig, clock_seconds, game_config,
-                           reproducible_budget)
+                           MAX_SKILL, Budget, SearchConfig, clock_seconds, game_config,
+                           reproducible_budget, skill_budget)
+from search.ismcts import root_moves_of, skill_move
 from search.parallel import require_ray, search_with_workers
-from search.ismcts import root_moves_of
 
 ENGINE_NAME = "Caravan 0.1.0"
 ENGINE_AUTHOR = "the Caravan developers"
@@ -113,6 +113,7 @@ OPTIONS: List[Option] = [
     Option("HintMoves", "spin", 5, 1, MAX_HINT_MOVES),
     Option("ShowLine", "check", False),
     Option("LiveMoves", "spin", 0, 0, MAX_HINT_MOVES),
+    Option("Skill", "spin", MAX_SKILL, 0, MAX_SKILL),
 ]
 # The options that are fields of the session's SearchConfig (option name -> field).
 CONFIG_OPTIONS = {"c": "c", "scoreweight": "score_weight", "keymode": "mode",
@@ -470,8 +471,12 @@ class Engine:
                       "info string ranking " + " ".join(str(x) for x in st.ranking()),
                       ANSWER_END["go"])
             return
-        self.start_search(st, budget, self.finish_go, ANSWER_END["go"],
-                          root_moves_of(st, searchmoves))
+        skill, seed = int(self.options["skill"]), int(self.options["seed"])
+        if skill < MAX_SKILL and not budget.unlimited:   # the level's search, or less
+            most = skill_budget(skill, st.game, st.n_players).iterations
+            budget = Budget(min(budget.iterations or most, most), budget.seconds)
+        self.start_search(st, budget, lambda r, s: self.finish_go(r, s, skill, seed),
+                          ANSWER_END["go"], root_moves_of(st, searchmoves))
 
     def cmd_hint(self, args, line):
         st = self.need_position()
@@ -542,12 +547,12 @@ class Engine:
         self.send(*[f"info multipv {rank} string {candidate_fields(rank, s)}"
                     for rank, s in enumerate(result.stats[:k], 1)])
 
-    def finish_go(self, result, state) -> None:
+    def finish_go(self, result, state, skill: int = MAX_SKILL, seed: int = 0) -> None:
         show_line = self.show_line
         self.send(search_info_line(result.iterations, result.nodes, result.seconds),
                   *[f"info multipv {rank} string {candidate_fields(rank, s, show_line)}"
                     for rank, s in enumerate(result.stats, 1)],
-                  f"bestmove {result.text}")
+                  f"bestmove {state.move_to_text(skill_move(result, skill, seed))}")
 
     def finish_hint(self, result, state, k: int) -> None:
         show_line = self.show_line

@@ -16,9 +16,10 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from cext.core import GameCore
 from engine.validation import quoted
-from search.config import (DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, OPPONENTS,
-                           PLAYOUTS, Budget, SearchConfig, game_config, reproducible_budget)
-from search.ismcts import search
+from search.config import (DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, MAX_SKILL,
+                           MAX_WORKERS, OPPONENTS, PLAYOUTS, Budget, SearchConfig, check_skill,
+                           game_config, reproducible_budget, skill_budget)
+from search.ismcts import search, skill_move
 from search.parallel import SearchSession, search_with_workers
 
 # Whether an ismcts agent keeps its tree from one decision to the next (option reuse=).
@@ -137,20 +138,30 @@ class IsmctsAgent(SearchingAgent):
     name = "ismcts"
 
     def __init__(self, seed: int = 0, iterations: int = 0, seconds: float = 0.0,
-                 workers: int = 1, reuse: bool = REUSE_TREES, **settings: object) -> None:
+                 workers: int = 1, reuse: bool = REUSE_TREES, skill: int = MAX_SKILL,
+                 **settings: object) -> None:
         super().__init__(seed, iterations, seconds, settings)
         self.workers = workers
         self.reuse = reuse
+        self.skill = check_skill(skill)
+        if skill < MAX_SKILL and (iterations or seconds):
+            raise ValueError("a skill level sets the budget: give skill= or a budget, not both")
         self.session: Optional[SearchSession] = None
+
+    def budget_for(self, state: GameCore) -> Budget:
+        if self.skill < MAX_SKILL:
+            return skill_budget(self.skill, state.game, state.n_players)
+        return super().budget_for(state)
 
     def search_move(self, state: GameCore, seed: int) -> int:
         budget, config = self.budget_for(state), self.config_for(state)
         if not self.reuse:
-            return search_with_workers(state, budget, config, workers=self.workers,
-                                       seed=seed).move
-        if self.session is None:           # one tree (per worker) through the agent's game
-            self.session = SearchSession(self.workers)
-        return self.session.search(state, budget, config, seed=seed).move
+            result = search_with_workers(state, budget, config, workers=self.workers, seed=seed)
+        else:
+            if self.session is None:       # one tree (per worker) through the agent's game
+                self.session = SearchSession(self.workers)
+            result = self.session.search(state, budget, config, seed=seed)
+        return skill_move(result, self.skill, seed)
 
     def close(self) -> None:
         """Free the kept trees (an agent plays one seat of one game)."""
@@ -164,6 +175,8 @@ class IsmctsAgent(SearchingAgent):
             options["workers"] = self.workers
         if self.reuse != REUSE_TREES:
             options["reuse"] = "yes" if self.reuse else "no"
+        if self.skill < MAX_SKILL:
+            options["skill"] = self.skill
         return options
 
 
@@ -556,6 +569,8 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
                      "yes or no (keep the search tree from one decision to the next)"),
     "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= MAX_WORKERS,
                        f"an integer between 1 and {MAX_WORKERS} (more than 1 searches on Ray)"),
+    "skill": _Option(int, lambda v: 0 <= v <= MAX_SKILL,
+                     f"a whole number from 0 (weakest) to {MAX_SKILL} (full strength)"),
 }
 
 

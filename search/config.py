@@ -249,6 +249,38 @@ def reproducible_budget(game: str, players: int) -> Budget:
     return Budget(iterations=info.search.iterations[players])
 
 
+# Skill levels: an opponent weaker than the engine, for people who play against it (the agent
+# option `skill=`, the protocol's option Skill). Level MAX_SKILL is the engine at full
+# strength. Below it, a search of SKILL_LEAST_ITERATIONS iterations at level 0, growing
+# geometrically to the game's reproducible budget at MAX_SKILL, whose move is drawn with
+# chances that grow with its visits, the more sharply the higher the level (skill_temperature).
+MAX_SKILL = 20
+SKILL_LEAST_ITERATIONS = 100
+
+
+def check_skill(skill: object) -> int:
+    """ValueError unless `skill` is a whole number from 0 to MAX_SKILL."""
+    if isinstance(skill, bool) or not isinstance(skill, int) or not 0 <= skill <= MAX_SKILL:
+        raise ValueError(f"a skill level is a whole number from 0 to {MAX_SKILL}, not "
+                         f"{quoted(skill)}")
+    return skill
+
+
+def skill_budget(skill: int, game: str, players: int) -> Budget:
+    """The iterations of a search at level `skill`: SKILL_LEAST_ITERATIONS at 0, the game's
+    reproducible budget at MAX_SKILL, geometric in between."""
+    full = reproducible_budget(game, players).iterations
+    least = min(SKILL_LEAST_ITERATIONS, full)
+    return Budget(iterations=round(least * (full / least) ** (check_skill(skill) / MAX_SKILL)))
+
+
+def skill_temperature(skill: int) -> float:
+    """How loosely level `skill` picks among the searched moves: a move's chance grows as
+    its visits to the power 1 / temperature; 1 at level 0 (chances as the visits), 0 at
+    MAX_SKILL (always the most visited)."""
+    return (MAX_SKILL - check_skill(skill)) / MAX_SKILL
+
+
 def from_keywords(budget: Union[Budget, int, float, dict, None],
                   config: Optional[SearchConfig], keywords: dict,
                   caller: str, state: object = None) -> Tuple[Budget, SearchConfig]:

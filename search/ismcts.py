@@ -7,6 +7,8 @@ still valid there.
 """
 from __future__ import annotations
 
+import math
+import random
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -15,7 +17,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, 
 from cext.core import GameCore
 from cext.ismcts import Tree
 from engine.validation import quoted
-from search.config import Budget, SearchConfig, check_seed, from_keywords
+from search.config import Budget, SearchConfig, check_seed, from_keywords, skill_temperature
 
 # progress(iterations, nodes, seconds): how far a running search has come
 Progress = Callable[[int, int, float], None]
@@ -87,6 +89,20 @@ class SearchResult:
     @property
     def iterations_per_second(self) -> float:
         return self.iterations / self.seconds if self.seconds > 0 else 0.0
+
+
+def skill_move(result: SearchResult, skill: int, seed: int) -> int:
+    """The move a player of level `skill` (search.config.MAX_SKILL: full strength) makes
+    from `result`: at full strength the search's own; below, one drawn with chances as its
+    visits to the power 1 / skill_temperature(skill), from a generator seeded with `seed`
+    (reproducible). Moves the search never tried are never drawn."""
+    temperature = skill_temperature(skill)
+    tried = [s for s in result.stats if s.visits > 0]
+    if temperature == 0 or len(tried) < 2:
+        return result.move
+    most = max(s.visits for s in tried)
+    weights = [math.exp((math.log(s.visits) - math.log(most)) / temperature) for s in tried]
+    return random.Random(seed).choices(tried, weights)[0].move
 
 
 def root_moves_of(state: GameCore, searchmoves: Optional[Sequence[Union[int, str]]]
