@@ -341,6 +341,8 @@ def check_specs(specs: Sequence[str]) -> List[str]:
                          f"an agent against itself give it twice: --agents {alone},{alone}")
     for spec in parsed:
         spec.check_program()
+        if spec.kind != "cmd":
+            spec.build(0)        # ValueError now for options that do not go together
     return [str(spec) for spec in parsed]
 
 

@@ -109,3 +109,11 @@ def test_the_protocol_at_a_level_is_reproducible_for_its_seed():
             engine.close()
 
     assert bestmoves(3) == bestmoves(3)
+
+
+def test_the_arena_refuses_a_level_with_a_budget_before_any_game():
+    from search.arena import check_specs
+
+    with pytest.raises(ValueError, match="not both"):
+        check_specs(["ismcts:skill=3,iterations=500", "random"])
+    assert check_specs(["ismcts:skill=3", "random"]) == ["ismcts:skill=3", "random"]
