@@ -78,9 +78,7 @@ class Table:
         for _, move in self.history:
             record.moves.append(state.move_to_text(move))
             state.apply(move)
-        record.scores = state.scores()
-        if state.is_terminal():
-            record.ranking, record.rewards = state.ranking(), state.rewards()
+        record.settle(state)
         return record
 
     def undo(self, seat: int) -> bool:

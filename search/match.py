@@ -38,6 +38,15 @@ class GameRecord:
         """The game as dealt, before the first move."""
         return new_game(self.game, self.players, self.seed, **self.options)
 
+    def settle(self, state: GameCore) -> None:
+        """Set the outcome fields from `state`, the game after the record's last move: the
+        scores, and the places and win shares once it is over or forfeited."""
+        self.scores = state.scores()
+        if self.forfeit is not None:
+            self.ranking, self.rewards = forfeit_outcome(self.players, self.forfeit["seat"])
+        elif state.is_terminal():
+            self.ranking, self.rewards = state.ranking(), state.rewards()
+
     def to_json(self) -> dict:
         """The record in the published format (docs/views/record.schema.json): what
         `caravan match --record` writes and `caravan review` reads."""
@@ -76,11 +85,7 @@ def record_from_json(value: Any) -> GameRecord:
                         forfeit=value.get("forfeit"))
     state = replay(record)
     _check_outcome(value, record, state)
-    record.scores = state.scores()
-    if record.forfeit is not None:
-        record.ranking, record.rewards = forfeit_outcome(record.players, record.forfeit["seat"])
-    elif state.is_terminal():
-        record.ranking, record.rewards = state.ranking(), state.rewards()
+    record.settle(state)
     return record
 
 
@@ -157,8 +162,7 @@ def play_game(game: str, agents: Sequence[Agent], seed: int, players: Optional[i
                 raise
             record.forfeit = {"seat": p, "agent": record.seats[p], "reason": failure.reason,
                               "message": str(failure)}
-            record.scores = state.scores()
-            record.ranking, record.rewards = forfeit_outcome(n, p)
+            record.settle(state)
             return record
         text = state.move_to_text(move)
         if before_move is not None:
@@ -167,9 +171,7 @@ def play_game(game: str, agents: Sequence[Agent], seed: int, players: Optional[i
         record.moves.append(text)
         if on_move is not None:
             on_move(state, p, move)
-    record.scores = state.scores()
-    record.ranking = state.ranking()
-    record.rewards = state.rewards()
+    record.settle(state)
     return record
 
 
