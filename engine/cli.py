@@ -97,8 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     m.add_argument("--record", default=None,
                    help="also write the game's record (JSON) to this file, for `caravan review`")
-    for key, help_text in all_options().items():
-        m.add_argument(f"--{key}", default=None, help=help_text)
+    add_game_option_arguments(m)
     sub.add_parser("games", help="list the games and their player counts")
     sub.add_parser("uci", help="speak the UCI-style protocol on stdin/stdout (docs/protocol.md)")
     a = sub.add_parser("arena", help="play many games between agents and measure their strength")
@@ -123,12 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="budget ladder, e.g. ismcts:iterations=250,1000,4000")
     a.add_argument("--no-duplicate", action="store_true",
                    help="a fresh deal for every game instead of duplicate deals")
-    for key, help_text in all_options().items():
-        a.add_argument(f"--{key}", default=None, help=help_text)
+    add_game_option_arguments(a)
     p = sub.add_parser("play", help="play a game at the terminal against AI seats")
     play.add_arguments(p, ", ".join(GAMES))
-    for key, help_text in all_options().items():
-        p.add_argument(f"--{key}", default=None, help=help_text)
+    add_game_option_arguments(p)
     h = sub.add_parser("hint", help="rank the moves of the seat to move, with win-probability bars")
     h.add_argument("game", help=f"one of: {', '.join(GAMES)}")
     h.add_argument("--players", type=positive_int, default=None, help="number of players (seed form)")
@@ -143,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--searchmoves", default=None,
                    help="search only these moves of the seat to move, space-separated (what "
                         "does the search make of the moves you are weighing?)")
+    add_game_option_arguments(h, " (seed form)")
     add_search_arguments(h, "the search")
     rp = sub.add_parser("replay", help="print a game record as the game went, for everyone or "
                         "as one seat saw it")
@@ -162,6 +160,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "with --all, reviews.schema.json)")
     add_search_arguments(r, "each search")
     return parser
+
+
+def option_flag(key: str) -> str:
+    """The command-line flag of a game option: `neutral_region` is `--neutral-region`."""
+    return "--" + key.replace("_", "-")
+
+
+def add_game_option_arguments(p: argparse.ArgumentParser, note: str = "") -> None:
+    """Every game's set-up options (`--khans`, `--goods`, `--neutral-region`); each applies to
+    its own game only (game_options refuses the others). The underscore spelling of a
+    two-word option, as the protocol and the Python API write it, is accepted too."""
+    for key, help_text in all_options().items():
+        flags = [option_flag(key)] + ([f"--{key}"] if "_" in key else [])
+        p.add_argument(*flags, dest=key, default=None, help=help_text + note)
 
 
 def add_search_arguments(p: argparse.ArgumentParser, which: str) -> None:
@@ -212,7 +224,7 @@ def resolve_seats(game: str, players: Optional[int], agents_text: Optional[str])
     n = len(specs) if players is None else players
     info.check_players(n)
     if len(specs) != n:
-        raise ValueError(f"{n} players but {len(specs)} agents in --agents")
+        raise ValueError(f"{n} players but {len(specs)} agent{'' if len(specs) == 1 else 's'} in --agents")
     return specs
 
 
@@ -224,7 +236,7 @@ def game_options(info, args: argparse.Namespace) -> dict:
         if raw is None:
             continue
         if key not in info.options:
-            raise ValueError(f"--{key} does not apply to {info.title}")
+            raise ValueError(f"{option_flag(key)} does not apply to {info.title}")
         options[key] = raw
     return options
 
@@ -371,9 +383,11 @@ def _hint_position(info, args: argparse.Namespace):
     from engine.registry import from_view
     from engine.validation import MAX_TEXT, parse_json
 
+    options = game_options(info, args)
     if args.view is not None:
-        if args.players is not None or args.moves:
-            raise ValueError("give either --view or --players/--seed/--moves, not both")
+        if args.players is not None or args.moves or options:
+            raise ValueError("give either --view or the seed form (--players, --seed, --moves "
+                             "and the game's options), not both")
         text = args.view
         if not text.lstrip().startswith("{"):
             try:
@@ -389,7 +403,7 @@ def _hint_position(info, args: argparse.Namespace):
         return from_view(view)
     if args.seed < 0:
         raise ValueError(f"--seed must be non-negative, not {args.seed}")
-    state = new_game(info.name, args.players, args.seed)
+    state = new_game(info.name, args.players, args.seed, **options)
     for n, text in enumerate(args.moves.split(), 1):
         try:
             state.apply(text)

@@ -1,4 +1,5 @@
 """The caravan command line, run as a user runs it."""
+import json
 import subprocess
 import sys
 import tempfile
@@ -140,8 +141,39 @@ def test_an_external_engine_that_fails_is_not_a_usage_error(tmp_path):
 
 def test_an_error_quoting_a_huge_argument_is_still_one_short_line():
     """argparse quotes an unrecognized argument whole: 90,000 characters were one 'line'."""
-    r = caravan("hint", "taschkent", "--goods", "iron:R2a," * 10_000)
+    r = caravan("hint", "taschkent", "--bogus", "iron:R2a," * 10_000)
     assert r.returncode == 2
     lines = [line for line in r.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("caravan: error: unrecognized arguments")
     assert len(lines[0]) <= len("caravan: error: ") + 500 and lines[0].endswith("...")
+
+
+def test_hint_takes_the_games_set_up_options_in_its_seed_form():
+    """`caravan hint khan --khans ...` hints the game dealt with those Khans, as `match` and
+    the protocol's `position` take them; a two-word option has the usual hyphen, and the
+    underscore spelling is accepted too."""
+    r = caravan("hint", "khan", "--players", "4", "--seed", "3", "--khans",
+                "impala,bison,morokanth,sable", "--iterations", "200", "--top", "1")
+    assert r.returncode == 0, r.stderr
+    assert "P1 Bison Riders" in r.stdout and "P3 Sable Nation" in r.stdout
+    hyphen = caravan("hint", "taschkent", "--players", "4", "--seed", "3", "--neutral-region",
+                     "5", "--iterations", "200", "--json")
+    underscore = caravan("hint", "taschkent", "--players", "4", "--seed", "3",
+                         "--neutral_region", "5", "--iterations", "200", "--json")
+    default = caravan("hint", "taschkent", "--players", "4", "--seed", "3", "--iterations",
+                      "200", "--json")
+    assert hyphen.returncode == 0, hyphen.stderr
+
+    def answer(r):                                  # all but the time it took
+        return {k: v for k, v in json.loads(r.stdout).items() if k != "seconds"}
+    assert answer(hyphen) == answer(underscore) != answer(default)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("hint", "khiva", "--khans", "impala"), "--khans does not apply to Khiva"),
+    (("match", "khiva", "--neutral-region", "3"), "--neutral-region does not apply to Khiva"),
+    (("hint", "khan", "--view", "{}", "--khans", "impala"), "either --view or the seed form"),
+])
+def test_a_game_option_where_it_cannot_apply_is_a_usage_error(args, message):
+    r = caravan(*args)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.splitlines()) == 1
