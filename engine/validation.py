@@ -77,15 +77,42 @@ def read_line(inp: TextIO, limit: int) -> Optional[str]:
     return raw.rstrip("\r\n")
 
 
+MAX_DIGITS = 40        # a seed is at most 20 digits; more is a mistake, not a number
+
+
+def whole_number(text: str, what: str) -> int:
+    """`text` as a whole number written in the digits 0-9 alone, as every front door takes
+    numbers: Python's int() also takes "+5", "5_0", " 5", "５" (fullwidth) and thousands of
+    digits, none of which a caller means. ValueError naming `what` otherwise."""
+    if not (isinstance(text, str) and text.isascii() and text.isdigit()):
+        raise ValueError(f"{what} is a whole number in the digits 0-9, not {quoted(text)}")
+    if len(text) > MAX_DIGITS:
+        raise ValueError(f"{what} is out of range ({len(text):,} digits)")
+    return int(text)
+
+
+def _refuse_duplicate_keys(pairs: list) -> dict:
+    """json.loads' object hook: a key given twice is an error (json keeps the last silently,
+    so the object checked would not be the text sent)."""
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ViewError(f"the key {quoted(key)} is given twice in one object")
+        obj[key] = value
+    return obj
+
+
 def parse_json(text: Any, what: str = "position", whole_numbers: bool = True) -> Any:
-    """Parse JSON text, refusing text that is too long or nested too deeply (ViewError).
-    `whole_numbers`: see check_json."""
+    """Parse JSON text, refusing text that is too long or nested too deeply, or an object
+    that names a key twice (ViewError). `whole_numbers`: see check_json."""
     if not isinstance(text, str):
         raise ViewError(f"the {what} must be JSON text, not {type(text).__name__}")
     if len(text) > MAX_TEXT:
         raise ViewError(f"the {what} is too long ({len(text):,} characters, at most {MAX_TEXT:,})")
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+    except ViewError as e:
+        raise ViewError(f"the {what} is not valid JSON: {e}") from None
     except RecursionError:
         raise ViewError(f"the {what} is nested too deeply") from None
     except ValueError as e:                       # JSONDecodeError, huge integers

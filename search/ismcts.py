@@ -176,14 +176,18 @@ def run_tree(tree: Tree, budget: Budget, stop: Optional[threading.Event] = None,
     """Run `tree` in short chunks until the budget is spent or `stop` is set; returns seconds.
 
     No limit in the budget means: until `stop` is set (anything with an is_set() method).
+    A time budget, however short, runs at least one chunk: only `stop` ends a search before
+    its first iteration, so every search that was not stopped has a move to answer.
     """
     iterations, seconds = budget.iterations, budget.seconds
     t0 = time.perf_counter()
     next_report = progress_every
+    started_at = tree.iterations
     while True:
         left = iterations - tree.iterations if iterations else CHUNK_ITERATIONS
         elapsed = time.perf_counter() - t0
-        if (iterations and left <= 0) or (seconds and elapsed >= seconds):
+        out_of_time = seconds and elapsed >= seconds and tree.iterations > started_at
+        if (iterations and left <= 0) or out_of_time:
             break
         if stop is not None and stop.is_set():
             break
