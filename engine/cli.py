@@ -7,6 +7,8 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
+from engine.arguments import int_in, number_in, parse_seats, positive_int, seed_number
+from engine.outputs import OutputError, OutputFile
 from engine.registry import GAMES, all_options, game_info, new_game
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
@@ -17,6 +19,9 @@ from search.match import agent_seed, play_game
 
 EXIT_USAGE = 2           # a mistake in the command line
 EXIT_ENGINE_FAILED = 3   # an external (cmd:) engine crashed, hung or played an illegal move
+
+
+COMMANDS = ("match", "play", "hint", "review", "replay", "arena", "uci", "games")
 
 
 class UsageError(Exception):
@@ -38,42 +43,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def int_in(low: int, high: Optional[int] = None):
-    """An argparse type: an integer from `low` to `high` (no upper bound when None)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
-        if high is not None and value > high:
-            raise argparse.ArgumentTypeError(f"must be at most {high:,}, not {value}")
-        return value
-    return parse
-
-
-positive_int = int_in(1)
-
-
-def number_in(low: float, high: float, unit: str = "", above_low: bool = False):
-    """An argparse type: a number from `low` (excluded when `above_low`) to `high`, which also
-    refuses nan and inf."""
-    what = f"a number of {unit}" if unit else "a number"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}") from None
-        if not (value > low if above_low else value >= low) or not value <= high:
-            raise argparse.ArgumentTypeError(f"must be {what} from {low:g} to {high:g}, "
-                                             f"not {text}")
-        return value
-    return parse
-
-
 seconds = number_in(0, MAX_SECONDS, "seconds", above_low=True)
 iterations = int_in(1, MAX_ITERATIONS)
 workers = int_in(1, MAX_WORKERS)
@@ -90,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--agents", default=None,
                    help="comma-separated agent specs, one per seat, e.g. "
                         "ismcts:iterations=2000,c=0.7,random,random (default: ismcts, then random)")
-    m.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
+    m.add_argument("--seed", type=seed_number, default=0, help="deal and agent seed (default 0)")
     m.add_argument("--quiet", action="store_true", help="print only the final score table")
     m.add_argument("--workers", type=workers, default=1,
                    help="search workers for ismcts agents (more than 1 runs on Ray)")
@@ -112,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "loses that game), also iterations=N, seconds=S (docs/arena.md)")
     a.add_argument("--games", type=positive_int, default=100, help="games to play (rounded up to whole "
                    "duplicate deals; default 100)")
-    a.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
+    a.add_argument("--seed", type=seed_number, default=0, help="seed of the deals and agents")
     a.add_argument("--workers", type=workers, default=1, help="parallel workers (default 1: in process)")
     a.add_argument("--address", default=None, help="Ray cluster address (or RAY_ADDRESS)")
     a.add_argument("--out", default=None, help="directory for game records, summary and plots "
@@ -129,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     h = sub.add_parser("hint", help="rank the moves of the seat to move, with win-probability bars")
     h.add_argument("game", help=f"one of: {', '.join(GAMES)}")
     h.add_argument("--players", type=positive_int, default=None, help="number of players (seed form)")
-    h.add_argument("--seed", type=int, default=0, help="deal seed (seed form)")
+    h.add_argument("--seed", type=seed_number, default=None, help="deal seed (seed form)")
     h.add_argument("--moves", default="", help="moves played since the deal, space-separated")
     h.add_argument("--view", default=None,
                    help="the position as one seat knows it: a JSON file, or JSON text")
@@ -184,7 +153,7 @@ def add_search_arguments(p: argparse.ArgumentParser, which: str) -> None:
     p.add_argument("--seconds", "--time", dest="seconds", type=seconds, default=None,
                    help=f"seconds of {which} (default {DEFAULT_SECONDS:g} when --iterations "
                         "is not given either)")
-    p.add_argument("--search-seed", type=int, default=0, help=f"seed of {which}")
+    p.add_argument("--search-seed", type=seed_number, default=0, help=f"seed of {which}")
     p.add_argument("--mode", choices=("so", "mo"), default=None,
                    help="node keying (default: the game's, see `caravan games`)")
     p.add_argument("--score-weight", type=weight, default=None,
@@ -221,6 +190,10 @@ def resolve_seats(game: str, players: Optional[int], agents_text: Optional[str])
         info.check_players(n)
         return [parse_agent("ismcts")] + [parse_agent("random")] * (n - 1)
     specs = parse_agent_list(agents_text)
+    if players is None and not info.min_players <= len(specs) <= info.max_players:
+        raise ValueError(f"--agents names {len(specs)} agent{'' if len(specs) == 1 else 's'}, "
+                         f"one a seat, and {info.title} is played by {info.min_players} to "
+                         f"{info.max_players} players")
     n = len(specs) if players is None else players
     info.check_players(n)
     if len(specs) != n:
@@ -243,8 +216,6 @@ def game_options(info, args: argparse.Namespace) -> dict:
 
 def cmd_match(args: argparse.Namespace, out) -> int:
     info = game_info(args.game)
-    if args.seed < 0:
-        raise ValueError(f"seed must be non-negative, not {args.seed}")
     specs = resolve_seats(args.game, args.players, args.agents)
     options = game_options(info, args)
     new_game(info.name, len(specs), args.seed, **options)   # bad options: refused before any output
@@ -255,32 +226,27 @@ def cmd_match(args: argparse.Namespace, out) -> int:
         for spec in specs:
             if spec.kind == "ismcts" and "workers" not in spec.options:
                 spec.options["workers"] = max(args.workers, 1)
-    record_file = open_output(args.record, "record") if args.record else None
-    agents = [spec.build(agent_seed(args.seed, seat)) for seat, spec in enumerate(specs)]
-    n = len(agents)
-    print(f"{info.title}, {n} players, seed {args.seed}", file=out)
-    for seat, agent in enumerate(agents):
-        print(f"  P{seat}: {agent.describe()}", file=out)
-    printer = _GamePrinter(out) if not args.quiet else None
+    record_file = OutputFile(args.record, "record") if args.record is not None else None
     try:
-        record = play_game(info.name, agents, args.seed, n, options=options,
-                           before_move=printer.before_move if printer else None,
-                           on_move=printer.on_move if printer else None)
-    finally:
-        close_agents(agents)
-    if record_file is not None:
-        with record_file:
+        agents = [spec.build(agent_seed(args.seed, seat)) for seat, spec in enumerate(specs)]
+        n = len(agents)
+        print(f"{info.title}, {n} players, seed {args.seed}", file=out)
+        for seat, agent in enumerate(agents):
+            print(f"  P{seat}: {agent.describe()}", file=out)
+        printer = _GamePrinter(out) if not args.quiet else None
+        try:
+            record = play_game(info.name, agents, args.seed, n, options=options,
+                               before_move=printer.before_move if printer else None,
+                               on_move=printer.on_move if printer else None)
+        finally:
+            close_agents(agents)
+        if record_file is not None:
             record_file.write(json.dumps(record.to_json()) + "\n")
+    finally:
+        if record_file is not None:
+            record_file.close()
     play.print_score_table(out, record.ranking, record.scores, [a.describe() for a in agents])
     return 0
-
-
-def open_output(path: str, what: str):
-    """`path` opened for writing (UTF-8), before any work: ValueError in one line if not."""
-    try:
-        return open(path, "w", encoding="utf-8")
-    except OSError as e:
-        raise ValueError(f"cannot write the {what} file {path}: {e.strerror}") from None
 
 
 class _GamePrinter:
@@ -307,8 +273,8 @@ def cmd_replay(args: argparse.Namespace, out) -> int:
     """Tell a recorded game move by move, as `caravan match` told it (or as one seat saw it)."""
     from search.match import record_from_json
 
-    record = record_from_json(read_record(args.record, args.line))
     viewer = None if args.seat is None else parse_seats(args.seat, "--seat")[0]
+    record = record_from_json(read_record(args.record, args.line))
     if viewer is not None and not 0 <= viewer < record.players:
         raise ValueError(f"--seat: no seat {viewer} at {record.players} players")
     print_record_header(out, record)
@@ -385,7 +351,7 @@ def _hint_position(info, args: argparse.Namespace):
 
     options = game_options(info, args)
     if args.view is not None:
-        if args.players is not None or args.moves or options:
+        if args.players is not None or args.seed is not None or args.moves or options:
             raise ValueError("give either --view or the seed form (--players, --seed, --moves "
                              "and the game's options), not both")
         text = args.view
@@ -401,9 +367,7 @@ def _hint_position(info, args: argparse.Namespace):
         if view.get("game") != info.name:
             raise ValueError(f"the view is not a {info.title} view")
         return from_view(view)
-    if args.seed < 0:
-        raise ValueError(f"--seed must be non-negative, not {args.seed}")
-    state = new_game(info.name, args.players, args.seed, **options)
+    state = new_game(info.name, args.players, args.seed or 0, **options)
     for n, text in enumerate(args.moves.split(), 1):
         try:
             state.apply(text)
@@ -414,7 +378,7 @@ def _hint_position(info, args: argparse.Namespace):
 
 def cmd_play(args: argparse.Namespace) -> int:
     table = play.table_from_args(args, game_options(game_info(args.game), args))
-    record_file = open_output(args.record, "record") if args.record else None
+    record_file = OutputFile(args.record, "record") if args.record is not None else None
     try:
         code = play.run(table, sys.stdin, sys.stdout, args.hint_iterations, args.hint_seconds,
                         record_to=record_file, coach=args.coach)
@@ -452,12 +416,17 @@ def read_record_text(source: str) -> str:
 
 
 def json_lines(text: str) -> Optional[List[str]]:
-    """The records of a JSON-lines text (one object a line, at least two), else None."""
+    """The records of a JSON-lines text (at least two lines, the first a whole JSON document
+    on its own), else None: one record, perhaps written over several lines. A later line
+    that is not JSON stays a line, so its error names it."""
     lines = [x for x in text.splitlines() if x.strip()]
-    if len(lines) > 1 and all(x.lstrip().startswith("{") and x.rstrip().endswith("}")
-                              for x in lines):
-        return lines
-    return None
+    if len(lines) < 2 or not lines[0].lstrip().startswith("{"):
+        return None
+    try:
+        json.loads(lines[0])
+    except (ValueError, RecursionError):
+        return None
+    return lines
 
 
 def read_record(source: str, line: Optional[int]) -> dict:
@@ -468,11 +437,12 @@ def read_record(source: str, line: Optional[int]) -> dict:
     if line is None:
         if lines:
             raise ValueError(f"{len(lines)} records, one a line: choose one with --line "
-                             f"(1 to {len(lines)}), or review them --all")
+                             f"(1 to {len(lines)}), or review them all with caravan review "
+                             "--all")
         return parse_record(text)
     lines = lines or [text]
     if line > len(lines):
-        raise ValueError(f"--line {line}: there are {len(lines)} records")
+        raise ValueError(f"--line {line}: there {'is 1 record' if len(lines) == 1 else f'are {len(lines)} records'}")
     return parse_record(lines[line - 1], line)
 
 
@@ -496,12 +466,12 @@ def cmd_review(args: argparse.Namespace, out) -> int:
     from search.match import record_from_json
     from search.review import check_seats, decisions_to_review, review_game
 
+    seats = None if args.seats is None else parse_seats(args.seats)   # before reading a file
     if args.all:
         if args.line is not None:
             raise ValueError("--all reviews every record: it takes no --line")
         return review_all(args, out)
     record = record_from_json(read_record(args.record, args.line))
-    seats = None if args.seats is None else parse_seats(args.seats)
     budget, config = search_settings(args, record.game, record.players)
     chosen = check_seats(seats, record.players)
     if not args.json:
@@ -612,19 +582,6 @@ def budget_text(b: Budget) -> str:
                                    f"{b.seconds:g} s" if b.seconds else "") if x)
 
 
-def parse_seats(text: str, option: str = "--seats") -> List[int]:
-    """Seat numbers separated by commas (P may precede each: P0,P2); one for --seat."""
-    seats = []
-    parts = text.split(",")
-    for part in parts:
-        word = part.strip().upper().removeprefix("P")
-        if not word.isdigit() or (option == "--seat" and len(parts) > 1):
-            what = "a seat number" if option == "--seat" else "seat numbers separated by commas"
-            raise ValueError(f"{option} takes {what}, not {text[:40]!r}")
-        seats.append(int(word))
-    return seats
-
-
 WORST_SHOWN = 3        # the costliest labelled decisions named under each seat's summary
 
 
@@ -685,37 +642,39 @@ def cmd_arena(args: argparse.Namespace, out) -> int:
     players = args.players or info.default_players
     info.check_players(players)
     options = game_options(info, args)
-    if args.seed < 0:
-        raise ValueError("--seed must be non-negative")
-    if args.games < 1:
-        raise ValueError("--games must be at least 1")
     sprt = None
-    if args.sprt:
+    if args.sprt is not None:
         try:
             elo0, elo1 = (float(x) for x in args.sprt.split(","))
         except ValueError:
             raise ValueError("--sprt takes elo0,elo1, e.g. --sprt 0,50") from None
         sprt = Sprt(elo0, elo1)
-    if args.ladder and sprt is not None:
+    if args.ladder is not None and sprt is not None:
         raise ValueError("--sprt and --ladder do not go together")
     runner_for = _arena_runner(args, info.name, players, options)
-    if args.out:
+    if args.out is not None:
         prepare_out_dir(args.out)             # before any game: one line and exit 2 if not
-    if args.ladder:
-        opponents = [str(s) for s in parse_agent_list(args.agents or "heuristic")]
+    if args.ladder is not None:
+        opponents = [str(s) for s in parse_agent_list(given_or(args.agents, "heuristic"))]
         ladder = run_ladder(info.name, players, args.ladder, opponents, args.games, args.seed,
                             duplicate=not args.no_duplicate, options=options, out_dir=args.out,
                             progress_for=ArenaProgress, runner_for=runner_for,
                             on_rung=lambda result: print(format_summary(result), file=out))
         print(format_ladder(ladder), file=out)
         return 130 if ladder.interrupted else 0
-    specs = check_specs([str(s) for s in parse_agent_list(args.agents or "ismcts,random")])
+    specs = check_specs([str(s) for s in parse_agent_list(given_or(args.agents, "ismcts,random"))])
     with ArenaProgress(info.name) as progress:
         result = run_arena(info.name, players, specs, args.games, args.seed,
                            duplicate=not args.no_duplicate, sprt=sprt, options=options,
                            out_dir=args.out, progress=progress, runner=runner_for(specs))
     print(format_summary(result), file=out)
     return 130 if result.interrupted else 0
+
+
+def given_or(text: Optional[str], default: str) -> str:
+    """An option's text when given (an empty one is an error where it is parsed, never the
+    default), else the default."""
+    return default if text is None else text
 
 
 def _arena_runner(args, game: str, players: int, options: dict):
@@ -748,42 +707,69 @@ def cmd_games(out) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        if args.command == "match":
-            return cmd_match(args, sys.stdout)
-        if args.command == "games":
-            return cmd_games(sys.stdout)
-        if args.command == "uci":
-            from engine.protocol import main as uci_main
-
-            return uci_main()
-        if args.command == "hint":
-            return cmd_hint(args, sys.stdout)
-        if args.command == "arena":
-            return cmd_arena(args, sys.stdout)
-        if args.command == "review":
-            return cmd_review(args, sys.stdout)
-        if args.command == "replay":
-            return cmd_replay(args, sys.stdout)
-        if args.command == "play":
-            return cmd_play(args)
-        parser.print_help()
+    if sys.stdin is None:                  # started with stdin closed: read as empty input
+        sys.stdin = open(os.devnull, encoding="utf-8")
+    if sys.stdout is None:                 # started with stdout closed: nowhere to answer
+        if sys.stderr is not None:
+            print("caravan: error: standard output is closed", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        code = run_command(parser, argv)
+        sys.stdout.flush()                 # a full disk shows here, not at the exit
+        return code
     except (UsageError, ValueError, MissingExtra) as e:   # MissingExtra: pip install it
         print(f"caravan: error: {one_line(e)}", file=sys.stderr)
         return EXIT_USAGE
     except AgentFailure as e:      # an external engine failed: not a mistake of the caller
         print(f"caravan: engine failed: {one_line(e)}", file=sys.stderr)
         return EXIT_ENGINE_FAILED
-    except RuntimeError as e:      # e.g. every search worker failed
+    except RuntimeError as e:      # e.g. every search worker failed, a full disk (OutputError)
         print(f"caravan: error: {one_line(e)}", file=sys.stderr)
         return 1
     except BrokenPipeError:
+        silence_stdout()
         return 0
+    except OSError as e:           # writing the answer failed (stdout on a full disk)
+        silence_stdout()
+        print(f"caravan: error: cannot write the output: {e.strerror or e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("caravan: interrupted", file=sys.stderr)
         return 130
+
+
+def silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's flush at exit, into the same
+    broken pipe or full disk, adds no second message."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def run_command(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> int:
+    """Parse the command line and run its command; errors propagate to main."""
+    args = parser.parse_args(argv)
+    if args.command == "match":
+        return cmd_match(args, sys.stdout)
+    if args.command == "games":
+        return cmd_games(sys.stdout)
+    if args.command == "uci":
+        from engine.protocol import main as uci_main
+
+        return uci_main()
+    if args.command == "hint":
+        return cmd_hint(args, sys.stdout)
+    if args.command == "arena":
+        return cmd_arena(args, sys.stdout)
+    if args.command == "review":
+        return cmd_review(args, sys.stdout)
+    if args.command == "replay":
+        return cmd_replay(args, sys.stdout)
+    if args.command == "play":
+        return cmd_play(args)
+    raise UsageError(f"a command is needed: one of {', '.join(COMMANDS)} "
+                     "(caravan --help says what each does)")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
+from engine.arguments import int_in, parse_seats, positive_int, seed_number
+from engine.outputs import OutputFile
 from engine.registry import GameInfo, game_info, new_game
 from engine.validation import read_line
 from search.agents import Agent, parse_agent_list
@@ -103,15 +105,15 @@ def _narration(after: GameCore, before: GameCore, seat: int, move: int, viewer: 
 def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
     """The options of `caravan play`."""
     p.add_argument("game", help=f"one of: {games}")
-    p.add_argument("--players", type=int, default=None, help="number of players")
-    p.add_argument("--seat", type=int, default=None, help="your seat (default 0)")
+    p.add_argument("--players", type=positive_int, default=None, help="number of players")
+    p.add_argument("--seat", type=int_in(0), default=None, help="your seat (default 0)")
     p.add_argument("--seats", default=None,
                    help="several people at one keyboard: their seats, e.g. 0,2")
     p.add_argument("--agents", default=None,
                    help="agent specs of the other seats in seat order; one spec serves them "
                         "all (default: ismcts)")
-    p.add_argument("--seed", type=int, default=0, help="deal and agent seed (default 0)")
-    p.add_argument("--hint-iterations", type=int, default=None,
+    p.add_argument("--seed", type=seed_number, default=0, help="deal and agent seed (default 0)")
+    p.add_argument("--hint-iterations", type=positive_int, default=None,
                    help="search iterations of `hint` (reproducible; default: a time budget, "
                         "--hint-seconds)")
     p.add_argument("--hint-seconds", type=float, default=DEFAULT_SECONDS,
@@ -135,27 +137,20 @@ def table_from_args(args: argparse.Namespace, options: dict) -> Table:
     hint_budget(args.hint_iterations, getattr(args, "hint_seconds", DEFAULT_SECONDS))
     if args.seat is not None and args.seats is not None:
         raise ValueError("give --seat or --seats, not both")
-    humans = _seats(args.seats) if args.seats is not None else [0 if args.seat is None else args.seat]
+    humans = parse_seats(args.seats) if args.seats is not None else [0 if args.seat is None else args.seat]
     for h in humans:
         if not 0 <= h < players:
             raise ValueError(f"seat {h} is not a seat of a {players}-player game (0-{players - 1})")
     if len(set(humans)) != len(humans):
         raise ValueError("a seat is listed twice in --seats")
     ai_seats = [s for s in range(players) if s not in humans]
-    specs = parse_agent_list(args.agents or "ismcts") if ai_seats else []
+    specs = parse_agent_list("ismcts" if args.agents is None else args.agents) if ai_seats else []
     if ai_seats and len(specs) not in (1, len(ai_seats)):
         raise ValueError(f"{len(ai_seats)} AI seats but {len(specs)} agents in --agents "
                          "(give one spec for all, or one per AI seat)")
     agents = {s: (specs[i] if len(specs) > 1 else specs[0]).build(agent_seed(args.seed, s))
               for i, s in enumerate(ai_seats)}
     return Table(info, players, args.seed, sorted(humans), agents, options)
-
-
-def _seats(text: str) -> List[int]:
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"--seats takes seat numbers separated by commas, not {text!r}") from None
 
 
 def hint_budget(iterations: Optional[int], seconds: float = DEFAULT_SECONDS) -> Budget:
@@ -172,7 +167,7 @@ def hint_budget(iterations: Optional[int], seconds: float = DEFAULT_SECONDS) -> 
 
 
 def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int] = None,
-        hint_seconds: float = DEFAULT_SECONDS, record_to: Optional[TextIO] = None,
+        hint_seconds: float = DEFAULT_SECONDS, record_to: Optional[OutputFile] = None,
         coach: bool = False) -> int:
     """Play the game to its end (or until a player quits); returns the exit code. The game's
     record goes to `record_to` (one line of JSON) at the end, or when a player leaves. With
@@ -183,7 +178,6 @@ def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int] =
     finally:
         if record_to is not None:
             record_to.write(json.dumps(table.record().to_json()) + "\n")
-            record_to.flush()
 
 
 def _play_out(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int],
@@ -295,7 +289,7 @@ def _interactive(inp: TextIO) -> bool:
 
 
 def _read_move(state: GameCore, text: str, moves: List[int], out: TextIO) -> Optional[int]:
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         k = int(text)
         if 1 <= k <= len(moves):
             return moves[k - 1]

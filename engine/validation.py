@@ -129,7 +129,9 @@ def check_json(value: Any, what: str = "position", whole_numbers: bool = True) -
 
     Iterative, so a value nested a million deep is refused without recursing."""
     if not isinstance(value, dict):
-        raise ViewError(f"the {what} must be a JSON object, not {type(value).__name__}")
+        kind = _json_type(value)
+        kind = kind if kind == "null" else ("an " if kind[0] in "aeiou" else "a ") + kind
+        raise ViewError(f"the {what} must be a JSON object, not {kind}")
     stack: List[tuple] = [(value, ())]
     seen = 0
     while stack:

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, TextIO
 
+from engine.outputs import OutputError
 from engine.registry import game_info, new_game
 from engine.validation import quoted
 from search.agents import Agent, close_agents, parse_agent
@@ -28,8 +29,8 @@ from search.stats import EloEstimate, Sprt, elo_estimate, mean, wilson
 def lineups(n_agents: int, players: int) -> List[List[int]]:
     """Every seating: agent index per seat, each agent in each seat equally often."""
     if not 1 <= n_agents <= players:
-        raise ValueError(f"the arena seats 1 to {players} agents in a {players}-player game, "
-                         f"not {n_agents}")
+        raise ValueError(f"the arena seats at most {players} agents in a {players}-player "
+                         f"game (one a seat), not {n_agents}")
     out: List[List[int]] = []
     for shift in range(n_agents):
         base = [(i + shift) % n_agents for i in range(players)]
@@ -275,20 +276,18 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
     if sprt is not None and len(specs) != 2:
         raise ValueError("--sprt compares exactly two agents")
     tasks = plan(len(specs), players, games, seed, duplicate)
-    if out_dir:
+    if out_dir is not None:
         prepare_out_dir(out_dir)
     tally = Tally(agent_labels(specs))
     result = ArenaResult(info.name, players, list(specs), len(tasks), tally)
-    records_file = open(os.path.join(out_dir, "games.jsonl"), "w", encoding="utf-8") \
-        if out_dir else None
+    records_file = open_records(out_dir) if out_dir is not None else None
     run = runner or local_runner(info.name, players, specs, seed, options)
     t0 = time.perf_counter()
     try:
         for record in run(tasks):
             tally.add(record)
             if records_file:
-                records_file.write(json.dumps(record) + "\n")
-                records_file.flush()
+                write_record_line(records_file, record)
             if progress:
                 progress(tally, len(tasks))
             if sprt is not None:
@@ -304,9 +303,27 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
         if records_file:
             records_file.close()
         result.seconds = time.perf_counter() - t0
-    if out_dir:
+    if out_dir is not None:
         write_summary(out_dir, result)
     return result
+
+
+def open_records(out_dir: str) -> TextIO:
+    """games.jsonl in `out_dir`, opened before the first game (ValueError if it cannot be)."""
+    path = os.path.join(out_dir, "games.jsonl")
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as e:
+        raise ValueError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def write_record_line(f: TextIO, record: dict) -> None:
+    """One game's line of games.jsonl, flushed (OutputError if the disk refuses it)."""
+    try:
+        f.write(json.dumps(record) + "\n")
+        f.flush()
+    except OSError as e:
+        raise OutputError(f"cannot write {f.name}: {e.strerror or e}") from None
 
 
 def check_arena_arguments(game: str, players: int, specs: object, options: object,
@@ -356,6 +373,8 @@ def prepare_out_dir(path: str) -> None:
     """Create the output directory and check that a file can be written in it; ValueError
     (one readable line) if not. Its charts need matplotlib: MissingExtra now, before any
     game, if it is not installed."""
+    if not path:
+        raise ValueError("the output directory needs a name")
     _pyplot()
     try:
         os.makedirs(path, exist_ok=True)
@@ -364,13 +383,24 @@ def prepare_out_dir(path: str) -> None:
     except OSError as e:
         reason = e.strerror or str(e)
         raise ValueError(f"cannot write the output directory {path!r}: {reason}") from None
+    for name in OUT_FILES:
+        if os.path.isdir(os.path.join(path, name)):
+            raise ValueError(f"cannot write {name} in the output directory {path!r}: "
+                             "a directory has that name")
+
+
+OUT_FILES = ("games.jsonl", "summary.json", "win_share.png")
 
 
 def write_summary(out_dir: str, result: ArenaResult) -> None:
-    """summary.json and win_share.png in `out_dir`."""
-    with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
-        json.dump(result.summary(), f, indent=2)
-    plot_win_shares(os.path.join(out_dir, "win_share.png"), result)
+    """summary.json and win_share.png in `out_dir` (OutputError if the disk refuses them)."""
+    try:
+        with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
+            json.dump(result.summary(), f, indent=2)
+        plot_win_shares(os.path.join(out_dir, "win_share.png"), result)
+    except OSError as e:
+        raise OutputError(f"cannot write the arena's summary in {out_dir}: "
+                          f"{e.strerror or e}") from None
 
 
 def _pyplot():
@@ -411,8 +441,11 @@ def plot_win_shares(path: str, result: ArenaResult) -> None:
 def parse_ladder(text: str):
     """`ismcts:iterations=250,1000,4000[,c=0.7]` -> (key, [(value, spec), ...])."""
     kind, _, rest = text.partition(":")
-    items = [x.strip() for x in rest.split(",") if x.strip()]
-    if not items or "=" not in items[0]:
+    items = [x.strip() for x in rest.split(",")]
+    if "" in items[1:]:
+        raise ValueError(f"the ladder {text[:60]!r} has an empty item (two commas, or one at "
+                         "an end)")
+    if not items[0] or "=" not in items[0]:
         raise ValueError("a ladder is <agent>:<option>=<v1>,<v2>,...  e.g. "
                          "ismcts:iterations=250,1000,4000")
     key, _, first = items[0].partition("=")
@@ -420,6 +453,8 @@ def parse_ladder(text: str):
     fixed = [x for x in items[1:] if "=" in x]
     if len(values) < 2:
         raise ValueError("a ladder needs at least two values")
+    if len(set(values)) != len(values):
+        raise ValueError(f"the ladder names a value twice: {text[:60]!r}")
     rungs = []
     for v in values:
         spec = parse_agent(f"{kind}:" + ",".join([f"{key}={v}"] + fixed))

@@ -1,5 +1,6 @@
 """The caravan command line, run as a user runs it."""
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -9,10 +10,10 @@ import pytest
 from search.agents import parse_agent, parse_agent_list
 
 
-def caravan(*args):
+def caravan(*args, input_text=None):
     """Run the installed command line from a neutral directory, as a user would."""
     return subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
-                          text=True, timeout=300, cwd=tempfile.gettempdir())
+                          text=True, timeout=300, cwd=tempfile.gettempdir(), input=input_text)
 
 
 def test_match_prints_every_turn_and_the_final_table():
@@ -177,3 +178,132 @@ def test_hint_takes_the_games_set_up_options_in_its_seed_form():
 def test_a_game_option_where_it_cannot_apply_is_a_usage_error(args, message):
     r = caravan(*args)
     assert r.returncode == 2 and message in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def record_file(tmp_path, name="game.json"):
+    """A finished random game's record, as `caravan match --record` writes it."""
+    path = tmp_path / name
+    r = caravan("match", "khiva", "--agents", "random,random,random", "--quiet", "--record",
+                str(path))
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+def test_the_shortest_time_budget_still_searches(tmp_path):
+    """A time budget that ends before the first chunk (1e-9 s) used to give a search of no
+    iterations: review and play --coach crashed on it and hint printed no move."""
+    hint = caravan("hint", "khiva", "--seconds", "1e-9", "--json")
+    assert hint.returncode == 0, hint.stderr
+    answer = json.loads(hint.stdout)
+    assert answer["iterations"] > 0 and answer["moves"]
+    review = caravan("review", str(record_file(tmp_path)), "--seconds", "1e-9", "--seats", "0")
+    assert review.returncode == 0, review.stderr
+    assert "decisions reviewed" in review.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("redirect", ["--record /dev/full", "> /dev/full"])
+def test_a_full_disk_is_one_line_and_exit_code_1(redirect):
+    """Writing the record or the game itself onto a full disk was a traceback."""
+    r = subprocess.run(f"{sys.executable} -m engine.cli match khiva --agents "
+                       f"random,random,random --quiet {redirect}", shell=True,
+                       capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
+    assert r.returncode == 1
+    assert r.stderr.startswith("caravan: error: cannot write") and len(r.stderr.splitlines()) == 1
+    assert "No space left" in r.stderr
+
+
+def test_a_failed_game_leaves_the_record_file_as_it_was(tmp_path):
+    """The record file is checked before the game and written after it: a game that fails
+    neither empties an existing file nor leaves a new empty one behind."""
+    kept = tmp_path / "kept.json"
+    kept.write_text('{"x": 1}\n')
+    fresh = tmp_path / "fresh.json"
+    for path in (kept, fresh):
+        r = caravan("match", "khiva", "--agents", "cmd:true,random,random", "--record",
+                    str(path))
+        assert r.returncode == 3, r.stderr
+    assert kept.read_text() == '{"x": 1}\n' and not fresh.exists()
+    again = caravan("match", "khiva", "--agents", "random,random,random", "--quiet",
+                    "--record", str(kept))
+    assert again.returncode == 0 and json.loads(kept.read_text())["game"] == "khiva"
+
+
+def test_an_arena_output_name_taken_by_a_directory_is_refused_before_the_first_game(tmp_path):
+    (tmp_path / "out" / "summary.json").mkdir(parents=True)
+    r = caravan("arena", "khiva", "--players", "2", "--agents", "random,random", "--games",
+                "2", "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "summary.json" in r.stderr and len(r.stderr.splitlines()) == 1
+    assert not (tmp_path / "out" / "games.jsonl").exists()
+
+
+def test_closed_standard_streams():
+    """stdin closed reads as the end of input; stdout closed is one line on stderr."""
+    play = subprocess.run(f"{sys.executable} -m engine.cli play khiva --agents random <&-",
+                          shell=True, capture_output=True, text=True, timeout=300,
+                          cwd=tempfile.gettempdir())
+    assert play.returncode == 0 and "end of input" in play.stdout, play.stderr
+    games = subprocess.run(f"{sys.executable} -m engine.cli games >&-", shell=True,
+                           capture_output=True, text=True, timeout=300)
+    assert games.returncode == 2 and games.stderr == "caravan: error: standard output is closed\n"
+
+
+def test_caravan_without_a_command_names_the_commands():
+    r = caravan()
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("caravan: error: a command is needed: one of match, play")
+    assert len(r.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (("arena", "khiva", "--agents", "", "--games", "2"), "empty item"),
+    (("arena", "khiva", "--agents", "random,random", "--out", ""), "needs a name"),
+    (("arena", "khiva", "--agents", "random,random", "--sprt", ""), "--sprt takes"),
+    (("arena", "khiva", "--agents", "heuristic", "--ladder", ""), "a ladder is"),
+    (("arena", "khiva", "--agents", "heuristic", "--ladder", "ismcts:iterations=5,,10"),
+     "empty item"),
+    (("arena", "khiva", "--agents", "heuristic", "--ladder", "ismcts:iterations=5,5"),
+     "names a value twice"),
+    (("match", "khiva", "--record", ""), "needs a name"),
+    (("play", "khiva", "--agents", ""), "empty item"),
+    (("play", "khiva", "--seats", ""), "--seats takes"),
+    (("play", "khiva", "--record", ""), "needs a name"),
+    (("hint", "khiva", "--view", "{}", "--seed", "9"), "either --view or the seed form"),
+    (("hint", "khiva", "--search-seed", "-1"), "must be at least 0"),
+    (("arena", "khiva", "--seed", str(2**64)), "must be at most"),
+    (("match", "khiva", "--seed", "+5"), "digits 0-9"),
+    (("match", "khiva", "--seed", "\uff15"), "digits 0-9"),
+    (("play", "khiva", "--players", "3_0"), "digits 0-9"),
+    (("hint", "khiva", "--seconds", "1_0"), "must be a number of seconds"),
+    (("match", "khiva", "--agents", "random"), "--agents names 1 agent, one a seat"),
+    (("replay", "-", "--seat", "\u00b2"), "--seat takes a seat number"),
+    (("review", "-", "--seats", "\u2460"), "--seats takes seat numbers"),
+])
+def test_usage_mistakes_are_one_line_and_exit_code_2(args, message):
+    r = subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
+                       text=True, timeout=300, cwd=tempfile.gettempdir(), input="")
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert message in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def test_a_unicode_digit_at_the_move_prompt_is_not_a_move_number():
+    """'²' passes str.isdigit() but not int(): it ended the game with an internal error."""
+    r = subprocess.run([sys.executable, "-m", "engine.cli", "play", "khiva", "--agents",
+                        "random", "--seed", "1"], input="\u00b2\nquit\n", capture_output=True,
+                       text=True, timeout=300, cwd=tempfile.gettempdir())
+    assert r.returncode == 0 and r.stderr == ""
+    assert "you left the game" in r.stdout
+
+
+def test_a_bad_line_in_a_json_lines_file_is_named(tmp_path):
+    record = record_file(tmp_path).read_text()
+    lines = tmp_path / "games.jsonl"
+    lines.write_text(record + "garbage}\n" + record)
+    bad = caravan("replay", str(lines), "--line", "2")
+    assert bad.returncode == 2 and "game record on line 2 is not valid JSON" in bad.stderr
+    good = caravan("replay", str(lines), "--line", "3")
+    assert good.returncode == 0 and "Khiva, 3 players" in good.stdout
+    whole = caravan("replay", str(lines))
+    assert whole.returncode == 2 and "caravan review --all" in whole.stderr
+    wrong = caravan("replay", "-", input_text="[1, 2]")
+    assert wrong.returncode == 2 and wrong.stderr.endswith("must be a JSON object, not an array\n")
