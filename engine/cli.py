@@ -220,9 +220,12 @@ def cmd_match(args: argparse.Namespace, out) -> int:
     options = game_options(info, args)
     new_game(info.name, len(specs), args.seed, **options)   # bad options: refused before any output
     check_workers(args.workers)
+    if args.address is not None and args.workers == 1:
+        raise ValueError("--address says where the search workers run: give --workers above "
+                         "1 too (a match's searches run in this process otherwise)")
     if args.address:
         os.environ["RAY_ADDRESS"] = args.address
-    if args.workers > 1 or args.address:
+    if args.workers > 1:
         for spec in specs:
             if spec.kind == "ismcts" and "workers" not in spec.options:
                 spec.options["workers"] = max(args.workers, 1)

@@ -276,6 +276,7 @@ def test_caravan_without_a_command_names_the_commands():
     (("play", "khiva", "--players", "3_0"), "digits 0-9"),
     (("hint", "khiva", "--seconds", "1_0"), "must be a number of seconds"),
     (("match", "khiva", "--agents", "random"), "--agents names 1 agent, one a seat"),
+    (("match", "khiva", "--address", "bogus:1"), "give --workers above 1 too"),
     (("replay", "-", "--seat", "\u00b2"), "--seat takes a seat number"),
     (("review", "-", "--seats", "\u2460"), "--seats takes seat numbers"),
 ])
