@@ -415,6 +415,9 @@ def read_record_text(source: str) -> str:
     if len(text) > MAX_RECORDS_TEXT:
         raise ValueError(f"the record file {source} is longer than "
                          f"{MAX_RECORDS_TEXT:,} characters")
+    if not text.strip():
+        where = "standard input" if source == "-" else f"the record file {source}"
+        raise ValueError(f"{where} holds no game record (it is empty)")
     return text
 
 

@@ -277,6 +277,8 @@ def test_caravan_without_a_command_names_the_commands():
     (("hint", "khiva", "--seconds", "1_0"), "must be a number of seconds"),
     (("match", "khiva", "--agents", "random"), "--agents names 1 agent, one a seat"),
     (("match", "khiva", "--address", "bogus:1"), "give --workers above 1 too"),
+    (("replay", "-"), "standard input holds no game record (it is empty)"),
+    (("review", "/dev/null"), "holds no game record"),
     (("replay", "-", "--seat", "\u00b2"), "--seat takes a seat number"),
     (("review", "-", "--seats", "\u2460"), "--seats takes seat numbers"),
 ])
