@@ -342,11 +342,11 @@ class Engine:
         self.state, self.view_seat = None, None
 
     def cmd_position(self, args, line):
-        if len(args) < 2:
-            raise ProtocolError("usage: position <game> players <n> seed <s> [moves ...] | "
+        if not args:
+            raise ProtocolError("usage: position <game> [players <n>] [seed <s>] [moves ...] | "
                                 "position <game> view <json>")
         info = game_info(args[0])
-        if args[1] != "view":
+        if args[1:2] != ["view"]:
             self.state, self.view_seat = self.position_from_seed(info, args[1:]), None
             return
         parts = line.split(None, 3)

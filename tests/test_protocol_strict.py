@@ -1,0 +1,58 @@
+"""`caravan uci` reads exactly what docs/protocol.md says and nothing looser: defaults of
+`position`, over-long lines, JSON that names a key twice, numbers in the digits 0-9 alone,
+words separated by ASCII spaces, each keyword once.
+
+Most cases run a session in process (engine.protocol.serve on a StringIO: fast); the
+timing cases (a `stop` or `quit` that must not act) drive the real subprocess.
+"""
+import io
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import protocol
+from engine.registry import GAMES, new_game
+from engine.validation import MAX_DEPTH
+from protocol_client import Client
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def session(*lines):
+    """The answer lines of a whole in-process session fed `lines`."""
+    out = io.StringIO()
+    assert protocol.serve(io.StringIO("".join(line + "\n" for line in lines)), out) == 0
+    return out.getvalue().splitlines()
+
+
+def errors(lines):
+    return [line for line in lines if line.startswith("info string error")]
+
+
+def untimed(lines):
+    """`lines` without the numbers that change from run to run (time, nps, ips)."""
+    return [re.sub(r" time \d+ nps \d+ ips \d+", "", line) for line in lines]
+
+
+# ---------------------------------------------------------------- position defaults
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_position_with_the_game_alone_deals_seed_0_at_the_usual_player_count(game):
+    """docs/protocol.md: `players` defaults to the game's usual count, `seed` to 0."""
+    players = GAMES[game].default_players
+    alone = session(f"position {game}", "view", "legal")
+    spelled = session(f"position {game} players {players} seed 0", "view", "legal")
+    assert errors(alone) == [] and alone == spelled
+    assert json.loads(alone[0]) == new_game(game, players, 0).to_json()
+
+
+def test_position_of_an_unknown_game_says_so():
+    for line in ("position chess", "position chess players 3 seed 1"):
+        answer = session(line)
+        assert len(answer) == 1 and answer[0].startswith("info string error unknown game 'chess'")
+
+
+def test_position_alone_is_the_usage():
+    assert session("position")[0].startswith("info string error usage: position <game>")
