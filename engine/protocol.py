@@ -619,7 +619,8 @@ def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
                 number += 1
                 words = line.split(None, 1)
                 cmd = words[0] if words else ""
-                if cmd in ("stop", "quit"):
+                # an over-long line is refused whatever its first word (Engine.dispatch)
+                if cmd in ("stop", "quit") and len(line) <= MAX_LINE:
                     engine.request_stop(number)
                     if cmd == "quit":
                         break

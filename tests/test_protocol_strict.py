@@ -56,3 +56,37 @@ def test_position_of_an_unknown_game_says_so():
 
 def test_position_alone_is_the_usage():
     assert session("position")[0].startswith("info string error usage: position <game>")
+
+
+# ---------------------------------------------------------------- over-long lines
+LONG = 1_000_001          # one character more than a line may hold
+
+
+@pytest.mark.parametrize("word", ["stop", "quit"])
+def test_an_over_long_stop_or_quit_is_refused_like_any_over_long_line(word):
+    """The reader acted on the first word of a line before its length was checked: an
+    over-long `stop ...` stopped the search, an over-long `quit ...` ended the engine."""
+    c = Client()
+    try:
+        c.send("position khiva players 3 seed 7")
+        c.send("go infinite")
+        c.send(word + " " + "x" * LONG)
+        lines = c.until("info string error", timeout=60)
+        assert lines[-1] == "info string error line too long (more than 1000000 characters)"
+        deadline = time.monotonic() + 1.5                # the search runs on, the engine too
+        while time.monotonic() < deadline:
+            if not c.no_output(0.1):
+                lines.append(c.read())
+        assert not [line for line in lines if line.startswith("bestmove")], lines
+        c.send("stop")
+        assert c.until("bestmove", timeout=30)[-1].startswith("bestmove play-")
+        assert c.ask("isready", "readyok", timeout=30)[-1] == "readyok"
+    finally:
+        assert c.close() == 0
+
+
+def test_an_over_long_go_is_one_error_and_its_bestmove():
+    """Every `go` answers a `bestmove`, also one whose line is too long to read."""
+    lines = session("position khiva players 3 seed 7", "go searchmoves " + "x" * LONG, "isready")
+    assert lines == ["info string error line too long (more than 1000000 characters)",
+                     "bestmove (none)", "readyok"]
