@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
-from engine.validation import read_line
+from engine.validation import ViewError, parse_json, read_line
 from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
                            MAX_SKILL, Budget, SearchConfig, clock_seconds, game_config,
                            reproducible_budget, skill_budget)
@@ -31,7 +31,6 @@ ENGINE_NAME = "Caravan 0.1.0"
 ENGINE_AUTHOR = "the Caravan developers"
 MAX_LINE = 1_000_000          # longer input lines are refused (only the start is kept)
 MAX_JSON = 100_000            # longer JSON in `position ... view` is refused (a view is < 3 kB)
-MAX_JSON_DEPTH = 32           # deeper JSON is refused (a view nests 4 levels)
 MAX_REASON = 500              # error reasons are cut to this many characters
 MAX_MOVETIME_MS = int(MAX_SECONDS * 1000)
 MAX_MOVES_TO_GO = 10_000
@@ -123,33 +122,17 @@ CONFIG_OPTIONS = {"c": "c", "scoreweight": "score_weight", "keymode": "mode",
 def parse_json_object(raw: str) -> dict:
     """The JSON object of a `position <game> view <json>` line.
 
-    ProtocolError when it is longer than MAX_JSON characters, malformed, nested deeper than
-    MAX_JSON_DEPTH, holds NaN or Infinity, or is not an object.
+    ProtocolError when it is longer than MAX_JSON characters, or when the one JSON reader of
+    every front door (engine.validation.parse_json) refuses it: malformed, an object that
+    names a key twice, nested deeper than engine.validation.MAX_DEPTH levels, NaN or
+    Infinity, or not an object.
     """
     if len(raw) > MAX_JSON:
         raise ProtocolError(f"the JSON is too long ({len(raw)} characters, at most {MAX_JSON})")
-
-    def refuse(name):
-        raise ProtocolError(f"malformed JSON: {name} is not a JSON number")
-
     try:
-        obj = json.loads(raw, parse_constant=refuse)
-    except json.JSONDecodeError as e:
-        raise ProtocolError(f"malformed JSON: {e.msg} at column {e.colno}") from None
-    except (RecursionError, MemoryError):
-        raise ProtocolError(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels") from None
-    except ValueError as e:                     # e.g. an integer of more than 4300 digits
-        raise ProtocolError(f"malformed JSON: {e}") from None
-    if not isinstance(obj, dict):
-        raise ProtocolError("the JSON must be an object: a view or a state")
-    level, depth = [obj], 0
-    while level:                                # breadth first: no recursion
-        depth += 1
-        if depth > MAX_JSON_DEPTH:
-            raise ProtocolError(f"the JSON is nested deeper than {MAX_JSON_DEPTH} levels")
-        level = [v for x in level if isinstance(x, (dict, list))
-                 for v in (x.values() if isinstance(x, dict) else x)]
-    return obj
+        return parse_json(raw, "position")
+    except ViewError as e:
+        raise ProtocolError(str(e)) from None
 
 
 # go's limits and their ranges: iterations, a move time, or a clock (time left, increment,

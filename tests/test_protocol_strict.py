@@ -90,3 +90,35 @@ def test_an_over_long_go_is_one_error_and_its_bestmove():
     lines = session("position khiva players 3 seed 7", "go searchmoves " + "x" * LONG, "isready")
     assert lines == ["info string error line too long (more than 1000000 characters)",
                      "bestmove (none)", "readyok"]
+
+
+# ---------------------------------------------------------------- JSON
+def view_line(extra=""):
+    """`position khiva view <json>` of seat 0's view, with `extra` put first in the object."""
+    text = json.dumps(new_game("khiva", 3, 7).to_json(view=0), separators=(",", ":"))
+    return "position khiva view {" + extra + text[1:]
+
+
+def test_a_view_with_a_key_given_twice_is_refused():
+    """json kept the last of two equal keys, so `"game":"khan"` put before the real
+    `"game":"khiva"` was read as a Khiva view: what was checked was not what was sent."""
+    assert errors(session(view_line(), "legal")) == []
+    for extra in ('"game":"khan",', '"turn":"x",', '"view":2,'):
+        lines = session("position khiva players 3 seed 4", "d", view_line(extra), "d")
+        assert len(errors(lines)) == 1, lines
+        assert "is given twice" in errors(lines)[0]
+        first, second = lines.index("dok"), len(lines) - 1
+        assert lines[first + 2:] == lines[:first + 1]                # the position stays
+        assert second == 2 * first + 2
+
+
+def test_the_documented_json_depth_is_the_one_refused():
+    """docs/protocol.md said 32 levels; the loader refuses more than MAX_DEPTH (16)."""
+    doc = (ROOT / "docs" / "protocol.md").read_text()
+    assert f"nested deeper than {MAX_DEPTH} levels" in " ".join(doc.split())
+    assert "32 levels" not in " ".join(doc.split())
+    nested = lambda n: "[" * n + "]" * n                     # noqa: E731
+    for n, refused in ((MAX_DEPTH, False), (MAX_DEPTH + 1, True)):
+        line = view_line(f'"x":{nested(n)},')          # the object is level 0, "x" level 1
+        reason = errors(session(line))[0]
+        assert ("nested deeper than 16 levels" in reason) == refused, reason
