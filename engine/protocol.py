@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import sys
 import threading
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
-from engine.validation import ViewError, parse_json, read_line
+from engine.validation import ViewError, parse_json, quoted, read_line, whole_number
 from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
                            MAX_SKILL, Budget, SearchConfig, clock_seconds, game_config,
                            reproducible_budget, skill_budget)
@@ -44,6 +45,43 @@ ANSWER_END = {"go": "bestmove (none)", "hint": "hintok"}
 
 class ProtocolError(Exception):
     """A bad command: reported as `info string error ...`, nothing changes."""
+
+
+# Words are separated by ASCII spaces (and tabs, as UCI allows any run of white space
+# between tokens); str.split() would also split at a no-break space, an em space or U+3000.
+SEPARATORS = re.compile(r"[ \t]+")
+
+
+def split_words(text: str, most: int = 0) -> List[str]:
+    """The words of `text`, separated by runs of ASCII spaces and tabs; with `most` > 0, at
+    most `most` splits (the rest of the text is the last word, as it was sent)."""
+    text = text.lstrip(" \t")
+    if most == 0:
+        text = text.rstrip(" \t")
+    return SEPARATORS.split(text, most) if text else []
+
+
+def check_words(words: List[str]) -> None:
+    """ProtocolError when a word holds another space than the separators (a no-break space
+    U+00A0, an em space, ...): the client meant two words, the engine would read one, or a
+    name that some lookups strip."""
+    for word in words:
+        for ch in word:
+            if ch.isspace():
+                raise ProtocolError(f"words are separated by spaces: {quoted(word)} holds "
+                                    f"U+{ord(ch):04X}")
+
+
+def once(seen: Dict[str, object], key: str) -> None:
+    """ProtocolError when the keyword `key` is already in `seen` (a command gives each of
+    its keywords once: the last of two would win silently)."""
+    if key in seen:
+        raise ProtocolError(f"{key} is given twice")
+
+
+# The number form of the options C and ScoreWeight: digits with `.` as the decimal point,
+# as in 0.7, 1 or 1.25 (no sign, exponent, underscore, other digits or surrounding space)
+DECIMAL = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,20})?")
 
 
 # The value of a search option that means "the game's tuned value" (engine.registry).
@@ -72,10 +110,7 @@ class Option:
 
     def parse(self, raw: str) -> object:
         if self.kind == "spin":
-            try:
-                v = int(raw)
-            except ValueError:
-                raise ProtocolError(f"option {self.name} takes an integer, not {raw!r}") from None
+            v = whole_number(raw, f"option {self.name}")
             if not self.low <= v <= self.high:
                 raise ProtocolError(f"option {self.name} must be in {self.low}..{self.high}")
             return v
@@ -87,13 +122,12 @@ class Option:
             if raw.lower() not in self.choices:
                 raise ProtocolError(f"option {self.name} is one of {', '.join(self.choices)}")
             return raw.lower()
-        if raw.strip().lower() == AUTO:
+        if raw.lower() == AUTO:
             return AUTO
-        try:
-            v = float(raw)
-        except ValueError:
-            raise ProtocolError(f"option {self.name} takes a number or auto, "
-                                f"not {raw!r}") from None
+        if not DECIMAL.fullmatch(raw):
+            raise ProtocolError(f"option {self.name} takes a number such as 0.7 (digits, . as "
+                                f"the decimal point) or auto, not {quoted(raw)}")
+        v = float(raw)
         if not self.low <= v <= self.high:
             raise ProtocolError(f"option {self.name} must be between {self.low:g} and "
                                 f"{self.high:g}")
@@ -173,15 +207,15 @@ def parse_go_limits(args: List[str]) -> Tuple[Dict[str, int], bool]:
     while i < len(args):
         key = args[i]
         if key == "infinite":
+            if infinite:
+                raise ProtocolError("infinite is given twice")
             infinite = True
             i += 1
             continue
         if key not in GO_LIMITS or i + 1 >= len(args):
             raise ProtocolError(f"unexpected {key[:40]!r}: {GO_USAGE}")
-        try:
-            value = int(args[i + 1])
-        except ValueError:
-            raise ProtocolError(f"{key} takes an integer") from None
+        once(limits, key)
+        value = whole_number(args[i + 1], key)
         low, high = GO_LIMITS[key]
         if not low <= value <= high:
             raise ProtocolError(f"{key} must be between {low} and {high}")
@@ -266,7 +300,7 @@ class Engine:
         line (followed by `bestmove (none)` or `hintok` for a `go` or `hint`).
         """
         self.line_no = self.line_no + 1 if line_no is None else line_no
-        words = line.split(None, 1)
+        words = split_words(line, 1)
         cmd = words[0] if words else ""
         try:
             if cmd in self.COMMANDS and cmd not in self.WHILE_SEARCHING:
@@ -284,10 +318,15 @@ class Engine:
             raise ProtocolError(f"line too long (more than {MAX_LINE} characters)")
         if not cmd:
             return True
+        words = split_words(line)
         handler = self.COMMANDS.get(cmd)
         if handler is None:
+            check_words(words[:1])              # `go<no-break space>infinite`: say why
             raise ProtocolError(f"unknown command {cmd[:40]!r}")
-        return handler(self, line.split()[1:], line)
+        if cmd in self.READ_WORDS:
+            # everything after `position <game> view` is the JSON: any character may be in it
+            check_words(words[:3] if cmd == "position" and words[2:3] == ["view"] else words)
+        return handler(self, words[1:], line)
 
     # ------------------------------------------------------------------ commands
     def cmd_uci(self, args, line):
@@ -332,7 +371,7 @@ class Engine:
         if args[1:2] != ["view"]:
             self.state, self.view_seat = self.position_from_seed(info, args[1:]), None
             return
-        parts = line.split(None, 3)
+        parts = split_words(line, 3)
         obj = parse_json_object(parts[3] if len(parts) > 3 else "")
         if str(obj.get("game", ""))[:40].lower() != info.name:
             raise ProtocolError(f"the JSON is not a {info.title} view or state")
@@ -356,13 +395,12 @@ class Engine:
                 extra = "".join(f" [{k} <value>]" for k in info.options)
                 raise ProtocolError(f"unexpected {key[:40]!r}: position <game> players <n> "
                                     f"seed <s>{extra} [moves ...]")
+            once(fields, key)
             fields[key] = args[i + 1]
             i += 2
-        try:
-            players = int(fields.pop("players", info.default_players))
-            seed = int(fields.pop("seed", 0))
-        except ValueError:
-            raise ProtocolError("players and seed are integers") from None
+        players = whole_number(fields.pop("players"), "players") if "players" in fields \
+            else info.default_players
+        seed = whole_number(fields.pop("seed"), "seed") if "seed" in fields else 0
         if not 0 <= seed < 2**64:
             raise ProtocolError("seed must be between 0 and 2**64 - 1")
         options = dict(fields)
@@ -398,9 +436,15 @@ class Engine:
         st = self.need_position()
         seat = None
         if args:
-            if len(args) > 1 or not args[0].isdigit() or int(args[0]) >= st.n_players:
-                raise ProtocolError(f"usage: view [<seat 0..{st.n_players - 1}>]")
-            seat = int(args[0])
+            usage = f"usage: view [<seat 0..{st.n_players - 1}>]"
+            if len(args) > 1:
+                raise ProtocolError(usage)
+            try:
+                seat = whole_number(args[0], "a seat")
+            except ValueError:
+                raise ProtocolError(usage) from None
+            if seat >= st.n_players:
+                raise ProtocolError(usage)
         if self.view_seat is not None:
             if seat not in (None, self.view_seat):
                 raise ProtocolError(f"the position was set up from seat {self.view_seat}'s "
@@ -467,7 +511,7 @@ class Engine:
         args, searchmoves = split_searchmoves(args)
         if args and args[0] not in GO_WORDS:
             try:
-                k = int(args[0])
+                k = whole_number(args[0], "k")
             except ValueError:
                 raise ProtocolError(f"usage: {HINT_USAGE}") from None
             if not 1 <= k <= MAX_HINT_MOVES:
@@ -551,6 +595,9 @@ class Engine:
         "view": cmd_view, "quit": cmd_quit,
     }
     WHILE_SEARCHING = {"isready", "stop", "quit", "uci"}
+    # The commands that read the words after them (the others ignore them: `isready` with
+    # words after it is still answered `readyok`, as a client waiting for it expects).
+    READ_WORDS = {"setoption", "position", "go", "hint", "view"}
 
 
 def search_info_line(iterations: int, nodes: int, seconds: float) -> str:
@@ -600,7 +647,7 @@ def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
                 if line is None:
                     break
                 number += 1
-                words = line.split(None, 1)
+                words = split_words(line, 1)
                 cmd = words[0] if words else ""
                 # an over-long line is refused whatever its first word (Engine.dispatch)
                 if cmd in ("stop", "quit") and len(line) <= MAX_LINE:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional
 
+from engine.protocol import split_words
 from engine.registry import GAMES, new_game
 from protocol_client import Client
 
@@ -454,7 +455,7 @@ def check_chunk(out: List[str], lines: List[bytes], rep: Report, context: dict,
     expect = Counter()
     for i, seg in enumerate(segments[:answered]):
         text = lines[i].decode("utf-8", "replace")
-        words = text.split()
+        words = split_words(text)          # as the engine reads words: ASCII spaces and tabs
         cmd = words[0] if words else ""
         rep.commands[cmd if cmd in COMMANDS else "(other)"] += 1
         rep.gos += cmd == "go"

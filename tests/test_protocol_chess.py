@@ -81,7 +81,8 @@ def test_an_option_value_the_engine_refuses_is_reported_before_readyok(uci, capl
     uci.configure({"C": "lots"})
     uci.ping()
     assert lines_read(caplog)[-2:] == [
-        "info string error option C takes a number or auto, not 'lots'", "readyok"]
+        "info string error option C takes a number such as 0.7 (digits, . as the decimal "
+        "point) or auto, not 'lots'", "readyok"]
 
 
 def test_python_chess_keeps_to_the_announced_ranges(uci):

@@ -122,3 +122,79 @@ def test_the_documented_json_depth_is_the_one_refused():
         line = view_line(f'"x":{nested(n)},')          # the object is level 0, "x" level 1
         reason = errors(session(line))[0]
         assert ("nested deeper than 16 levels" in reason) == refused, reason
+
+
+# ---------------------------------------------------------------- numbers and words
+ONE_ERROR = [
+    "go iterations 5_0", "go iterations +50", "go iterations ５０",
+    "go movetime 1_000", "go time +5000", "go iterations " + "5" * 5000,
+    "go iterations " + "5" * 4000,
+    "position khiva players ３ seed ７", "position khiva players 3 seed 1_0",
+    "position khiva players +3", "position khiva seed " + "7" * 5000,
+    "position taschkent players 4 seed 1 neutral_region ３",
+    "setoption name Skill value 1_0", "setoption name Seed value +1",
+    "setoption name Iterations value ５", "setoption name MaxNodes value " + "9" * 5000,
+    "setoption name C value 1_0", "setoption name C value 1e1", "setoption name C value 1E0",
+    "setoption name C value +1", "setoption name C value -0", "setoption name C value .5",
+    "setoption name C value 1.", "setoption name C value inf", "setoption name C value ０.５",
+    "setoption name ScoreWeight value 1e-1", "setoption name ScoreWeight value 0x1",
+    "setoption name ScoreWeight value 0.5\u00a0", "setoption name C value \u00a0auto",
+    "hint 1_0", "hint +2", "view １", "view +1",
+    # a no-break space (or any other space than U+0020 and tab) separates no words
+    "go\u00a0iterations 50", "go iterations\u00a050", "position\u00a0khiva",
+    "position khiva players 3\u00a0seed 7", "position \u00a0khiva", "position khiva\u2003",
+    "setoption name Skill\u00a0value 5", "isready\u00a0", "legal\u00a0", "view\u00a01",
+    "hint\u00a03", "go infinite\u00a0", "d\u3000",
+    # a keyword given twice
+    "go iterations 50 iterations 60", "go infinite infinite", "go movetime 5 movetime 6",
+    "hint 3 iterations 5 iterations 5", "position khiva players 3 players 4",
+    "position khiva seed 1 players 3 seed 1",
+    "position khan players 4 seed 1 khans impala,bison,sable,llama khans impala,bison,sable,llama",
+]
+
+
+@pytest.mark.parametrize("bad", ONE_ERROR)
+def test_a_malformed_number_word_or_repeated_keyword_is_one_error_that_changes_nothing(bad):
+    """One error line (a `go` or `hint` then ends its answer as every search does), and
+    the position and options are as before."""
+    setup = ["position khiva players 3 seed 4 moves play-B1-give-B4", "view"]
+    probe = ["view", "setoption name MoveTime value 0", "go", "isready"]
+    before = untimed(session(*setup, "setoption name Iterations value 20", *probe))
+    lines = untimed(session(*setup, "setoption name Iterations value 20", bad, *probe))
+    assert len(errors(lines)) == 1, lines
+    end = {"go": ["bestmove (none)"], "hint": ["hintok"]}.get(bad.split(" ")[0], [])
+    at = lines.index(errors(lines)[0])
+    assert lines[at + 1:at + 1 + len(end)] == end
+    assert lines[:at] + lines[at + 1 + len(end):] == before         # nothing changed
+    assert len(errors(lines)[0]) <= len("info string error ") + protocol.MAX_REASON
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("go iterations 50 iterations 60", "iterations is given twice"),
+    ("go infinite infinite", "infinite is given twice"),
+    ("position khiva players 3 players 4", "players is given twice"),
+    ("position khiva players 3 seed 1 seed 1", "seed is given twice"),
+    ("go iterations 5_0", "iterations is a whole number in the digits 0-9, not '5_0'"),
+    ("go iterations " + "5" * 5000, "iterations is out of range (5,000 digits)"),
+    ("position khiva players ３ seed ７", "players is a whole number in the digits 0-9"),
+    ("setoption name Skill value 1_0",
+     "option Skill is a whole number in the digits 0-9, not '1_0'"),
+    ("setoption name C value 1e1",
+     "option C takes a number such as 0.7 (digits, . as the decimal point) or auto, not '1e1'"),
+    ("go iterations\u00a050", "words are separated by spaces: 'iterations\\xa050' holds U+00A0"),
+])
+def test_the_error_says_what_is_wrong(line, reason):
+    lines = session("position khiva players 3 seed 4", line)
+    assert len(errors(lines)) == 1 and errors(lines)[0].startswith("info string error " + reason), lines
+
+
+@pytest.mark.parametrize("line", [
+    "setoption name C value 0.7", "setoption name C value 1", "setoption name C value 1.25",
+    "setoption name C value 100", "setoption name C value 0", "setoption name C value AUTO",
+    "setoption name ScoreWeight value 0.0", "setoption name ScoreWeight value 1.000",
+    "setoption name Skill value 07", "go\titerations 5", "  go  iterations 5  ",
+    "position khiva players 3 seed 18446744073709551615", "go iterations 1000000000 movetime 1",
+])
+def test_what_the_docs_allow_is_taken(line):
+    lines = session("position khiva players 3 seed 4", line, "isready")
+    assert errors(lines) == [] and lines[-1] == "readyok", lines

@@ -206,7 +206,9 @@ def setup_region(region: Any, players: int) -> Optional[int]:
         raise ValueError(f"neutral_region: only a 4-player game places a neutral hut in a "
                          f"region at set-up, not a {players}-player game")
     text = region.strip().upper().removeprefix("R") if isinstance(region, str) else None
-    if isinstance(region, bool) or not (isinstance(region, int) or (text and text.isdigit())):
+    # digits 0-9 only: str.isdigit() also takes fullwidth and other scripts' digits
+    if isinstance(region, bool) or not (isinstance(region, int) or (
+            text and text.isascii() and text.isdigit() and len(text) <= 2)):
         raise ValueError(f"neutral_region: a region 1-8, not {str(region)[:40]!r}")
     number = region if isinstance(region, int) else int(text)
     if not 1 <= number <= core.N_REGIONS:
