@@ -215,7 +215,10 @@ def parse_go_limits(args: List[str]) -> Tuple[Dict[str, int], bool]:
         if key not in GO_LIMITS or i + 1 >= len(args):
             raise ProtocolError(f"unexpected {key[:40]!r}: {GO_USAGE}")
         once(limits, key)
-        value = whole_number(args[i + 1], key)
+        try:
+            value = whole_number(args[i + 1], key)
+        except ValueError as e:
+            raise ProtocolError(str(e)) from None
         low, high = GO_LIMITS[key]
         if not low <= value <= high:
             raise ProtocolError(f"{key} must be between {low} and {high}")

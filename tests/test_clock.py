@@ -48,8 +48,10 @@ def test_go_reads_a_clock():
 @pytest.mark.parametrize("args,message", [
     ("inc 100", "belong to a clock"), ("movestogo 3", "belong to a clock"),
     ("time 100 movetime 10", "not both"), ("time 0", "time must be between 1"),
-    ("time 100 inc -1", "inc must be between 0"), ("time 100 movestogo 0", "movestogo must be"),
-    ("time x", "time takes an integer"), ("time", "unexpected 'time'"),
+    ("time 100 inc -1", "inc is a whole number in the digits 0-9, not '-1'"),
+    ("time 100 movestogo 0", "movestogo must be"),
+    ("time x", "time is a whole number in the digits 0-9, not 'x'"), ("time", "unexpected 'time'"),
+    ("time 1_000", "time is a whole number"), ("time 100 inc 100 inc 100", "inc is given twice"),
     ("time 86400001", "time must be between 1 and 86400000")])
 def test_a_bad_clock_is_refused(args, message):
     with pytest.raises(ProtocolError, match=message):
