@@ -22,9 +22,9 @@ from typing import Callable, Dict, List, Optional, TextIO, Tuple
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
 from engine.validation import ViewError, parse_json, quoted, read_line, whole_number
-from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
-                           MAX_SKILL, Budget, SearchConfig, clock_seconds, game_config,
-                           reproducible_budget, skill_budget)
+from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_C, MAX_ITERATIONS,
+                           MAX_SECONDS, MAX_SKILL, Budget, SearchConfig, clock_seconds,
+                           game_config, reproducible_budget, skill_budget)
 from search.ismcts import root_moves_of, skill_move
 from search.parallel import require_ray, search_with_workers
 
@@ -139,7 +139,7 @@ OPTIONS: List[Option] = [
     Option("Iterations", "spin", 0, 0, MAX_ITERATIONS),
     Option("MoveTime", "spin", int(DEFAULT_SECONDS * 1000), 0, MAX_MOVETIME_MS),
     Option("Seed", "spin", 0, 0, 2**63 - 1),
-    Option("C", "string", AUTO, 0.0, 100.0),
+    Option("C", "string", AUTO, 0.0, MAX_C),
     Option("ScoreWeight", "string", AUTO, 0.0, 1.0),
     Option("KeyMode", "combo", AUTO, choices=(AUTO, "so", "mo")),
     Option("MaxNodes", "spin", DEFAULT_MAX_NODES, 1, 50_000_000),

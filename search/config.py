@@ -24,6 +24,9 @@ from cext.core import check_int
 from engine.validation import quoted
 
 DEFAULT_C = 0.7
+# The largest exploration constant any front door takes (agent specs, the protocol's C,
+# SearchConfig): far above any tuned value (0.3 to 1.5), where exploration is all but uniform.
+MAX_C = 100.0
 # A second of search makes 25,000 to 170,000 nodes (docs/strength.md), and a reused tree keeps
 # what lies below the new root: room for several seconds. 24 bytes a node, allocated up front
 # (the table's zeroed pages only as they are touched).
@@ -79,16 +82,18 @@ class SearchConfig:
 
     c: float = DEFAULT_C
     """The exploration constant of the UCB rule that picks a child: 0 always follows the
-    best mean reward so far; larger values try less visited moves more often. A number of at
-    least 0 (agent specs and the protocol accept up to 100)."""
+    best mean reward so far; larger values try less visited moves more often. A finite
+    number from 0 to MAX_C (100), as agent specs and the protocol's option C take it."""
 
     mode: str = "so"
     """What a decision node is keyed by. ``"so"``: every player's nodes are keyed by what
     the searching player knows of them (opponents decide from the shared part of their
     information); ``"mo"``: each player's nodes are keyed by that player's own information
     set, which is more exact but splits the tree over the opponents' hands. ``"full"`` keys
-    by the whole state (perfect information: for a state that is already a sample, with
-    ``determinize=False``)."""
+    by the whole state: perfect information, only with ``determinize=False`` (for a state
+    that is already a sample: the perfect-information agents `pimc` and `cheat`); a search
+    that samples the hidden parts redraws that key every iteration and would rank nothing,
+    so SearchConfig refuses "full" with ``determinize=True``."""
 
     max_nodes: int = DEFAULT_MAX_NODES
     """The most decision nodes the tree may hold (1 to 50,000,000), allocated up front. A
@@ -126,10 +131,15 @@ class SearchConfig:
                              "'policy'")
         if self.playout not in PLAYOUTS:
             raise ValueError(f"unknown playout {quoted(self.playout)}: use 'policy' or 'random'")
-        if not _is_number(self.c) or not self.c >= 0.0:
-            raise ValueError(f"exploration constant must be >= 0, not {quoted(self.c)}")
+        if not _is_number(self.c) or not 0.0 <= self.c <= MAX_C:    # NaN and inf too
+            raise ValueError(f"exploration constant must be >= 0 and at most {MAX_C:g}, "
+                             f"not {quoted(self.c)}")
         if self.mode not in MODES:
             raise ValueError(f"unknown keying mode {quoted(self.mode)}: use 'so' or 'mo'")
+        if self.mode == "full" and self.determinize is not False:
+            raise ValueError("keying mode 'full' is for a search of the whole state "
+                             "(determinize=False); a search from what a seat knows keys its "
+                             "nodes by that information: use 'so' or 'mo'")
         if not isinstance(self.max_nodes, int) or isinstance(self.max_nodes, bool) \
                 or not 1 <= self.max_nodes <= MOST_NODES:
             raise ValueError(f"max_nodes must be between 1 and 50,000,000, not "

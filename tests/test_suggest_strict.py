@@ -1,0 +1,58 @@
+"""The Python front doors take what docs/protocol.md ("The Python API") says and refuse the
+rest with a ValueError: suggest's keywords and budget, a search stopped before it began,
+SearchConfig's exploration constant and keying mode, Ray addresses, and the game classes'
+player counts and seeds."""
+import json
+import math
+import sys
+import threading
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from engine.registry import GAMES, new_game
+from search.config import MAX_C, SearchConfig
+from search.suggest import Budget, suggest
+
+HINT_SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "docs" / "views" /
+                          "hint.schema.json").read_text())
+
+
+def state():
+    return new_game("khiva", 3, 7)
+
+
+# ---------------------------------------------------------------- SearchConfig
+@pytest.mark.parametrize("call", [
+    lambda: SearchConfig(mode="full"),
+    lambda: suggest(state(), 50, mode="full"),
+])
+def test_full_keying_needs_a_search_that_does_not_determinize(call):
+    """mode "full" keys nodes by the whole state, which a determinized search redraws every
+    iteration: suggest(mode="full") answered no moves at all."""
+    with pytest.raises(ValueError, match="use 'so' or 'mo'"):
+        call()
+
+
+@pytest.mark.parametrize("spec", ["cheat:iterations=50", "pimc:iterations=60"])
+def test_the_perfect_information_agents_still_search_with_full_keying(spec):
+    """They search a state whose hidden parts are already drawn: full keying, no sampling."""
+    from search.agents import parse_agent
+
+    g = state()
+    assert g.parse_move(g.move_to_text(parse_agent(spec).build(1).choose(g))) in g.legal_moves()
+
+
+@pytest.mark.parametrize("c", [math.inf, -math.inf, math.nan, MAX_C + 0.001, -0.1,
+                               pytest.param(10**400, id="10**400")])
+def test_an_exploration_constant_outside_0_to_100_is_refused(c):
+    with pytest.raises(ValueError, match="exploration constant must be >= 0 and at most 100"):
+        SearchConfig(c=c)
+    with pytest.raises(ValueError, match="exploration constant"):
+        suggest(state(), 50, c=c)
+
+
+def test_the_exploration_constant_takes_0_to_100():
+    assert SearchConfig(c=0).c == 0.0 and SearchConfig(c=MAX_C).c == 100.0
+    assert suggest(state(), 30, c=MAX_C).iterations == 30
