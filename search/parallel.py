@@ -20,6 +20,7 @@ MAX_SESSIONS most recent sessions; close() frees them at once).
 from __future__ import annotations
 
 import os
+import re
 import socket
 import threading
 import time
@@ -39,11 +40,27 @@ from search.ismcts import (LINE_MOVES, Live, MoveStats, Progress, SearchResult, 
 MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
 
 
+# A Ray address: Ray's own words, or host:port of a cluster's head (`ray start --head`), or
+# ray://host:port of its Ray Client server. The host is a name or an IPv4 address, or an
+# IPv6 address in brackets; the port 1..65535 in the digits 0-9.
+RAY_WORDS = ("auto", "local")
+ADDRESS = re.compile(r"(?:ray://)?(?P<host>[A-Za-z0-9_.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])"
+                     r":(?P<port>[0-9]{1,5})")
+
+
 def check_address(address: object) -> None:
-    """ValueError unless `address` is None or a string (a Ray address; empty: none)."""
+    """ValueError unless `address` is None, empty (no address), or a well-formed Ray address:
+    'auto', 'local', 'host:port' or 'ray://host:port'. Whether a cluster answers there is
+    check_reachable's question."""
     if address is not None and not isinstance(address, str):
         raise ValueError(f"a Ray address is a string such as 'auto' or 'host:6379', "
                          f"not {quoted(address)}")
+    if not address or address in RAY_WORDS:
+        return
+    match = ADDRESS.fullmatch(address)
+    if match is None or not 1 <= int(match["port"]) <= 65535:
+        raise ValueError(f"a Ray address is 'auto', 'host:port' or 'ray://host:port' (a port "
+                         f"from 1 to 65535), not {quoted(address)}")
 
 
 def require_ray():
@@ -55,27 +72,45 @@ def require_ray():
 CONNECT_SECONDS = 5.0
 
 
+# getaddrinfo's answers for a name that names no host (not a DNS server that is down)
+NO_SUCH_HOST = {code for code in (getattr(socket, "EAI_NONAME", None),
+                                  getattr(socket, "EAI_NODATA", None)) if code is not None}
+
+
 def check_reachable(address: str) -> None:
     """RuntimeError unless something accepts connections at a `host:port` or
     `ray://host:port` address within CONNECT_SECONDS ("auto" and other forms are left to
-    Ray). Ray itself retries a missing head for minutes before it gives up."""
+    Ray); ValueError when its host is a name that names no host. Ray itself retries a
+    missing head for minutes before it gives up."""
     host, sep, port = address[len("ray://"):].rpartition(":") if address.startswith("ray://") \
         else address.rpartition(":")
     if not sep or not host or not port.isdigit():
         return
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except socket.gaierror as e:
+        if e.errno in NO_SUCH_HOST:
+            raise ValueError(f"the Ray address {address} names no host ({e.strerror}); give "
+                             "the head's host:port, or no address") from None
+        raise RuntimeError(f"no Ray cluster answers at {address} ({e.strerror or e}); start one "
+                           "with `ray start --head`, or give no address") from None
     except (OSError, ValueError) as e:
         raise RuntimeError(f"no Ray cluster answers at {address} ({e.strerror or e}); start one "
                            "with `ray start --head`, or give no address") from None
 
 
 def ensure_ray(workers: int, address: Optional[str] = None):
-    """Connect to `address` (or RAY_ADDRESS), or start a local runtime sized to the machine."""
+    """Connect to `address` (or RAY_ADDRESS), or start a local runtime sized to the machine.
+    An address given here is checked (check_address, check_reachable) before Ray is
+    imported, also when a runtime already runs: a bad one is never silently ignored."""
+    if address:
+        check_address(address)
+        check_reachable(address)
     ray = require_ray()
     if not ray.is_initialized():
         address = address or os.environ.get("RAY_ADDRESS")
         if address:
+            check_address(address)
             check_reachable(address)
             ray.init(address=address, log_to_driver=False)
         else:

@@ -56,3 +56,24 @@ def test_an_exploration_constant_outside_0_to_100_is_refused(c):
 def test_the_exploration_constant_takes_0_to_100():
     assert SearchConfig(c=0).c == 0.0 and SearchConfig(c=MAX_C).c == 100.0
     assert suggest(state(), 30, c=MAX_C).iterations == 30
+
+
+# ---------------------------------------------------------------- Ray addresses
+@pytest.mark.parametrize("address", [
+    "garbage", "garbage:", ":6379", "host:port", "host:99999", "host:0", "host:+1",
+    "host:6_379", "ray://", "ray://host", "http://host:6379", "two words:6379", "host:６３７９",
+    "x" * 300 + ":1",
+])
+def test_a_malformed_ray_address_is_a_value_error_before_ray(address):
+    assert_ray_untouched = "ray" not in sys.modules
+    with pytest.raises(ValueError, match="a Ray address is"):
+        suggest(state(), 50, address=address)
+    if assert_ray_untouched:
+        assert "ray" not in sys.modules
+
+
+@pytest.mark.parametrize("address", ["garbage:1", "no-such-host.invalid:6379",
+                                     "ray://no-such-host.invalid:10001"])
+def test_an_address_that_names_no_host_is_a_value_error(address):
+    with pytest.raises(ValueError, match="names no host"):
+        suggest(state(), 50, address=address)
