@@ -76,6 +76,15 @@ cdef void seed_from_python(Rng* rng, seed) except *:
     rng_seed(rng, <uint64_t>(check_int(seed, "a seed") & 0xFFFFFFFFFFFFFFFF))
 
 
+def shown(value) -> str:
+    """`value` for an error message, at most about 40 characters: an integer too long to
+    print (repr of 10**5000 raises) by its size."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length():,} bits"
+    text = repr(value)
+    return text[:40] + ("..." if len(text) > 40 else "")
+
+
 def check_int(value, str what):
     """`value` as an int (numpy integers too); ValueError naming `what` for a bool, a float, a
     string or anything else: a caller's 1.5 or True is a mistake, not a number to round."""
@@ -429,14 +438,22 @@ cdef class GameCore:
         dst.resample(observer, &rng)
         return dst
 
-    def _start(self, int players, seed) -> int:
-        """Check a new game's player count and seed, record them and return the seed."""
-        if not self.min_players <= players <= self.max_players:
+    def _start(self, players, seed) -> int:
+        """Check a new game's player count and seed, record them and return the seed.
+        ValueError for anything else (a count too large for a C int included: it was an
+        OverflowError), with the value shown short however large it is."""
+        count = None
+        if not isinstance(players, bool):
+            try:
+                count = operator.index(players)     # numpy integers too
+            except TypeError:
+                pass
+        if count is None or not self.min_players <= count <= self.max_players:
             raise ValueError(f"{self.title} is played by {self.min_players} to "
-                             f"{self.max_players} players, not {players}")
+                             f"{self.max_players} players, not {shown(players)}")
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
-        self.n_players = players
+            raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, not {shown(seed)}")
+        self.n_players = count
         self.seed = seed
         return seed
 

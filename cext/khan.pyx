@@ -193,10 +193,11 @@ cdef class KhanOfKhansCore(GameCore):
     def __cinit__(self, *args, **kwargs):
         self.bind_state(&self.s, sizeof(KhanState))
 
-    def __init__(self, int players=4, seed=0, khans=None):
-        self._start(players, seed)
+    def __init__(self, players=None, seed=0, khans=None):
         cdef int ks[5]
         cdef int i
+        self._start(self.default_players if players is None else players, seed)
+        players = self.n_players
         if khans is None:
             self.setup(players, self.seed, NULL)
             return

@@ -353,9 +353,9 @@ cdef class TaschkentCore(GameCore):
         (default: the first game's); `neutral_region`: 4 players only, the region index 0..7
         of the neutral hut N3 (default: region 3, index 2). The game API (engine.games.
         taschkent.Taschkent) also takes them as text."""
-        cdef int n = self.default_players if players is None else players
-        cdef int g, h
-        self._start(n, seed)
+        cdef int n, g, h
+        self._start(self.default_players if players is None else players, seed)
+        n = self.n_players
         hut_ids = PY_SETUP_GOOD_HUTS if goods is None else tuple(goods)
         if len(hut_ids) != N_GOODS:
             raise ValueError(f"goods: one hut per good (iron, jade, indigo), not {len(hut_ids)}")

@@ -77,3 +77,36 @@ def test_a_malformed_ray_address_is_a_value_error_before_ray(address):
 def test_an_address_that_names_no_host_is_a_value_error(address):
     with pytest.raises(ValueError, match="names no host"):
         suggest(state(), 50, address=address)
+
+
+# ---------------------------------------------------------------- the game classes
+# each game's API class (engine/games) and its C core (cext), which a caller may deal too
+CLASSES = [cls for info in GAMES.values() for cls in
+           (info.cls, next(c for c in info.cls.__mro__ if c.__module__.startswith("cext.")))]
+IDS = [cls.__name__ for cls in CLASSES]
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+@pytest.mark.parametrize("players", [2**70, pytest.param(10**5000, id="10**5000"), -2**70,
+                                     True, 3.0, "3"])
+def test_a_player_count_that_is_no_small_integer_is_a_value_error(cls, players):
+    """Khiva(2**70, 0) raised OverflowError (the count went into a C int unchecked)."""
+    with pytest.raises(ValueError, match="played by") as e:
+        cls(players, 0)
+    assert len(str(e.value)) < 200
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+@pytest.mark.parametrize("seed", [2**64, 2**70, pytest.param(10**5000, id="10**5000"), -1,
+                                  True, 3.0, "3", None])
+def test_a_seed_outside_0_to_2_64_is_a_value_error(cls, seed):
+    with pytest.raises(ValueError, match="seed must be an integer from 0 to 2\\*\\*64 - 1") as e:
+        cls(cls.default_players, seed)
+    assert len(str(e.value)) < 200
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_the_game_classes_still_deal(cls):
+    g = cls(None, 2**64 - 1)
+    assert g.n_players == cls.default_players and g.seed == 2**64 - 1
+    assert cls(cls.min_players).n_players == cls.min_players
