@@ -8,8 +8,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 from cext.core import GameCore
 from engine.registry import from_view
 from engine.validation import parse_json
-from search.config import DEFAULT_BUDGET, Budget, SearchConfig, from_keywords
-from search.ismcts import LineStep, Live, SearchResult
+from search.config import BUDGET_FIELDS, DEFAULT_BUDGET, Budget, SearchConfig, from_keywords
+from search.ismcts import LineStep, Live, SearchResult, root_moves_of
 from search.parallel import search_with_workers
 
 __all__ = ["Budget", "LineStep", "RankedMove", "Suggestion", "line_text", "load_position",
@@ -47,6 +47,8 @@ class Suggestion:
 
     @property
     def best(self) -> RankedMove:
+        """The move of rank 1: the search's choice (the first legal move, or the first
+        search move, when the search was stopped before its first iteration)."""
         return self.moves[0]
 
     def to_json(self) -> dict:
@@ -102,12 +104,29 @@ def suggest(position: Union[GameCore, dict, str],
     `searchmoves` (moves as ints or in notation) ranks only those moves: what the search
     makes of the moves a player is weighing. `live(result)` is called about once a second
     with the search's statistics so far (search.ismcts.search; one worker only).
+
+    The budget may also come as the keywords `iterations=` and `seconds=` (then not as
+    `budget` too), and needs a limit. A `stop` already set, or set before the first
+    iteration, still answers: `iterations` 0 and the candidate moves (the `searchmoves`,
+    else every legal move) with 0 visits, in the order of legal_moves() after the search's
+    choice, which comes first (the first legal move, as the protocol's `go` answers). The search sees only what the seat to move knows:
+    `mode="full"` and `determinize=False`, which would see every hidden card, are refused.
+    Every refusal is a ValueError; a Ray cluster that does not answer at a well-formed
+    `address` is a RuntimeError (docs/distributed.md).
     """
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")
     state = load_position(position)
-    budget, config = from_keywords(DEFAULT_BUDGET if budget is None else Budget.of(budget),
-                                   config, fields, "suggest", state)
+    given = None if budget is None else Budget.of(budget)
+    budget, config = from_keywords(given, config, fields, "suggest", state)
+    if budget.unlimited:            # from_keywords' "none": the default, unless keywords said 0
+        if given is not None or any(key in BUDGET_FIELDS for key in fields):
+            raise ValueError("a budget needs iterations > 0 or seconds > 0")
+        budget = DEFAULT_BUDGET
+    if config.mode == "full" or not config.determinize:
+        raise ValueError("suggest searches from what the seat to move knows: mode 'full' and "
+                         "determinize=False search the whole state, which sees the hidden "
+                         "cards; use mode 'so' or 'mo'")
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to suggest")
     result = search_with_workers(state, budget, config, workers=workers, address=address,
@@ -115,5 +134,11 @@ def suggest(position: Union[GameCore, dict, str],
                                  live=live)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score, s.line) for i, s in enumerate(result.stats[:top_k])]
+    if not ranked:                  # stopped before its first iteration: nothing measured
+        only = root_moves_of(state, searchmoves)
+        order = [result.move] + [m for m in state.legal_moves()
+                                 if m != result.move and (only is None or m in only)]
+        ranked = [RankedMove(i + 1, m, state.move_to_text(m), 0, 0.0, 0.0, 0.0)
+                  for i, m in enumerate(order[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result,
                       state.n_players)

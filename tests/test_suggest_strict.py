@@ -110,3 +110,54 @@ def test_the_game_classes_still_deal(cls):
     g = cls(None, 2**64 - 1)
     assert g.n_players == cls.default_players and g.seed == 2**64 - 1
     assert cls(cls.min_players).n_players == cls.min_players
+
+
+# ---------------------------------------------------------------- suggest
+@pytest.mark.parametrize("keywords", [dict(determinize=False),
+                                      dict(config=SearchConfig(mode="full", determinize=False))])
+def test_suggest_refuses_a_search_that_sees_the_hidden_cards(keywords):
+    """The perfect-information agents' configuration searches the real hidden cards:
+    suggest answers for the seat to move from what it knows, or not at all."""
+    with pytest.raises(ValueError, match="sees the hidden cards; use mode 'so' or 'mo'"):
+        suggest(state(), 50, **keywords)
+
+
+@pytest.mark.parametrize("searchmoves", [None, ["play-P4-give-W5", "play-W5-give-W1"]])
+def test_a_search_stopped_before_it_began_still_answers_the_moves(searchmoves):
+    """The protocol answers the first legal move; suggest gave moves=[] (against the
+    published hint schema) and `best` raised IndexError."""
+    g = state()
+    stop = threading.Event()
+    stop.set()
+    s = suggest(g, 50, top_k=3, stop=stop, searchmoves=searchmoves)
+    legal = [g.move_to_text(m) for m in g.legal_moves()]
+    candidates = [m for m in legal if searchmoves is None or m in searchmoves]
+    assert s.iterations == 0 and s.result.text in candidates
+    assert s.best.text == s.result.text
+    if searchmoves is None:
+        assert s.best.text == legal[0]                # what the protocol's `go` answers
+    assert [m.text for m in s.moves] == \
+        ([s.result.text] + [m for m in candidates if m != s.result.text])[:3]
+    assert [m.rank for m in s.moves] == list(range(1, len(s.moves) + 1))
+    assert all(m.visits == 0 and m.line == () for m in s.moves)
+    jsonschema.validate(s.to_json(), HINT_SCHEMA)
+
+
+def test_the_budget_may_be_given_as_keywords():
+    assert suggest(state(), iterations=50).iterations == 50
+    s = suggest(state(), seconds=0.2)
+    assert s.iterations > 0 and s.seconds < 5
+    assert suggest(state(), iterations=40, seconds=60.0).iterations == 40
+
+
+@pytest.mark.parametrize("keywords, message", [
+    (dict(budget=50, iterations=50), "give the budget once"),
+    (dict(budget=Budget(iterations=5), seconds=1.0), "give the budget once"),
+    (dict(iterations=0), "a budget needs iterations > 0 or seconds > 0"),
+    (dict(seconds=0.0), "a budget needs iterations > 0 or seconds > 0"),
+    (dict(iterations=True), "a budget is a number of iterations"),
+    (dict(iterations=10**12), "a budget is at most"),
+])
+def test_a_budget_given_twice_or_without_a_limit_is_refused(keywords, message):
+    with pytest.raises(ValueError, match=message):
+        suggest(state(), **keywords)
