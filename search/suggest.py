@@ -108,11 +108,12 @@ def suggest(position: Union[GameCore, dict, str],
     The budget may also come as the keywords `iterations=` and `seconds=` (then not as
     `budget` too), and needs a limit. A `stop` already set, or set before the first
     iteration, still answers: `iterations` 0 and the candidate moves (the `searchmoves`,
-    else every legal move) with 0 visits, in the order of legal_moves() after the search's
-    choice, which comes first (the first legal move, as the protocol's `go` answers). The search sees only what the seat to move knows:
-    `mode="full"` and `determinize=False`, which would see every hidden card, are refused.
-    Every refusal is a ValueError; a Ray cluster that does not answer at a well-formed
-    `address` is a RuntimeError (docs/distributed.md).
+    else every legal move) with 0 visits, the search's choice first (the first legal move,
+    as the protocol's `go` answers), then the others in the order of legal_moves(). The
+    search sees only what the seat to move knows: `mode="full"` and `determinize=False`,
+    which would see every hidden card, are refused. Every refusal is a ValueError; a Ray
+    cluster that does not answer at a well-formed `address` is a RuntimeError, and so is
+    Ray missing (docs/protocol.md, "The Python API").
     """
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError("top_k must be a positive integer")

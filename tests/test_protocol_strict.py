@@ -185,7 +185,8 @@ def test_a_malformed_number_word_or_repeated_keyword_is_one_error_that_changes_n
 ])
 def test_the_error_says_what_is_wrong(line, reason):
     lines = session("position khiva players 3 seed 4", line)
-    assert len(errors(lines)) == 1 and errors(lines)[0].startswith("info string error " + reason), lines
+    assert len(errors(lines)) == 1, lines
+    assert errors(lines)[0].startswith("info string error " + reason), lines
 
 
 @pytest.mark.parametrize("line", [
