@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from cext.core import GameCore
 from engine.validation import quoted
-from search.config import (DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, MAX_SKILL,
+from search.config import (DEFAULT_SECONDS, MAX_C, MAX_ITERATIONS, MAX_SECONDS, MAX_SKILL,
                            MAX_WORKERS, OPPONENTS, PLAYOUTS, Budget, SearchConfig, check_skill,
                            game_config, reproducible_budget, skill_budget)
 from search.ismcts import search, skill_move
@@ -553,7 +553,7 @@ def _seconds(v: float) -> bool:
 _ISMCTS_OPTIONS: Dict[str, _Option] = {
     "iterations": _Option(int, _iterations, f"an integer from 1 to {MAX_ITERATIONS:,}"),
     "seconds": _Option(float, _seconds, f"seconds, > 0 and at most {MAX_SECONDS:,.0f}"),
-    "c": _Option(float, lambda v: 0 <= v <= 100, "a number between 0 and 100"),
+    "c": _Option(float, lambda v: 0 <= v <= MAX_C, f"a number between 0 and {MAX_C:g}"),
     "mode": _Option(str, lambda v: v in ("so", "mo"), "so or mo"),
     "max_nodes": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= 50_000_000,
                          "an integer between 1 and 50,000,000"),
