@@ -99,19 +99,25 @@ def check_reachable(address: str) -> None:
                            "with `ray start --head`, or give no address") from None
 
 
+def check_ray_address(address: str) -> None:
+    """check_address, then check_reachable: a Ray address worth handing to Ray."""
+    check_address(address)
+    check_reachable(address)
+
+
 def ensure_ray(workers: int, address: Optional[str] = None):
     """Connect to `address` (or RAY_ADDRESS), or start a local runtime sized to the machine.
     An address given here is checked (check_address, check_reachable) before Ray is
     imported, also when a runtime already runs: a bad one is never silently ignored."""
     if address:
-        check_address(address)
-        check_reachable(address)
+        check_ray_address(address)
     ray = require_ray()
     if not ray.is_initialized():
+        from_environment = not address
         address = address or os.environ.get("RAY_ADDRESS")
         if address:
-            check_address(address)
-            check_reachable(address)
+            if from_environment:          # a given address was checked above
+                check_ray_address(address)
             ray.init(address=address, log_to_driver=False)
         else:
             ray.init(num_cpus=max(workers, os.cpu_count() or 1), include_dashboard=False,
