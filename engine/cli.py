@@ -12,8 +12,8 @@ from engine.outputs import OutputError, OutputFile
 from engine.registry import GAMES, all_options, game_info, new_game
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
-from search.config import (DEFAULT_BUDGET, DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS,
-                           MAX_WORKERS, Budget, check_workers, game_config)
+from search.config import (DEFAULT_BUDGET, DEFAULT_SECONDS, MAX_WORKERS, Budget, check_workers,
+                           game_config)
 from search.extras import MissingExtra
 from search.match import agent_seed, play_game
 
@@ -43,8 +43,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-seconds = number_in(0, MAX_SECONDS, "seconds", above_low=True)
-iterations = int_in(1, MAX_ITERATIONS)
+seconds, iterations = play.search_seconds, play.search_iterations
 workers = int_in(1, MAX_WORKERS)
 weight = number_in(0, 1)
 
@@ -190,14 +189,14 @@ def resolve_seats(game: str, players: Optional[int], agents_text: Optional[str])
         info.check_players(n)
         return [parse_agent("ismcts")] + [parse_agent("random")] * (n - 1)
     specs = parse_agent_list(agents_text)
+    named = f"{len(specs)} agent{'' if len(specs) == 1 else 's'}"
     if players is None and not info.min_players <= len(specs) <= info.max_players:
-        raise ValueError(f"--agents names {len(specs)} agent{'' if len(specs) == 1 else 's'}, "
-                         f"one a seat, and {info.title} is played by {info.min_players} to "
-                         f"{info.max_players} players")
+        raise ValueError(f"--agents names {named}, one a seat, and {info.title} is played by "
+                         f"{info.min_players} to {info.max_players} players")
     n = len(specs) if players is None else players
     info.check_players(n)
     if len(specs) != n:
-        raise ValueError(f"{n} players but {len(specs)} agent{'' if len(specs) == 1 else 's'} in --agents")
+        raise ValueError(f"{n} players but {named} in --agents")
     return specs
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
-from engine.arguments import int_in, parse_seats, positive_int, seed_number
+from engine.arguments import int_in, number_in, parse_seats, positive_int, seed_number
 from engine.outputs import OutputFile
 from engine.registry import GameInfo, game_info, new_game
 from engine.validation import read_line
@@ -102,6 +102,11 @@ def _narration(after: GameCore, before: GameCore, seat: int, move: int, viewer: 
     return list(after.narrate(before, seat, move, viewer=viewer))
 
 
+# argparse types of a search's budget, shared with the caravan command line (engine.cli)
+search_seconds = number_in(0, MAX_SECONDS, "seconds", above_low=True)
+search_iterations = int_in(1, MAX_ITERATIONS)
+
+
 def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
     """The options of `caravan play`."""
     p.add_argument("game", help=f"one of: {games}")
@@ -113,10 +118,10 @@ def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
                    help="agent specs of the other seats in seat order; one spec serves them "
                         "all (default: ismcts)")
     p.add_argument("--seed", type=seed_number, default=0, help="deal and agent seed (default 0)")
-    p.add_argument("--hint-iterations", type=positive_int, default=None,
+    p.add_argument("--hint-iterations", type=search_iterations, default=None,
                    help="search iterations of `hint` (reproducible; default: a time budget, "
                         "--hint-seconds)")
-    p.add_argument("--hint-seconds", type=float, default=DEFAULT_SECONDS,
+    p.add_argument("--hint-seconds", type=search_seconds, default=DEFAULT_SECONDS,
                    help=f"search seconds of `hint` (default {DEFAULT_SECONDS:g})")
     p.add_argument("--coach", action="store_true",
                    help="after each of your decisions, say what the search makes of it (the "

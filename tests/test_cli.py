@@ -275,6 +275,8 @@ def test_caravan_without_a_command_names_the_commands():
     (("match", "khiva", "--seed", "\uff15"), "digits 0-9"),
     (("play", "khiva", "--players", "3_0"), "digits 0-9"),
     (("hint", "khiva", "--seconds", "1_0"), "must be a number of seconds"),
+    (("play", "khiva", "--hint-seconds", "1_0"), "must be a number of seconds"),
+    (("play", "khiva", "--hint-iterations", str(10**10)), "must be at most"),
     (("match", "khiva", "--agents", "random"), "--agents names 1 agent, one a seat"),
     (("match", "khiva", "--address", "bogus:1"), "give --workers above 1 too"),
     (("replay", "-"), "standard input holds no game record (it is empty)"),
