@@ -208,9 +208,7 @@ class Tally:
         out = {"games": len(self.records), "agents": rows}
         e = self.elo()
         if e is not None:
-            out["elo"] = {"agent": self.names[0], "against": self.names[1], "elo": e.elo,
-                          "elo_95": [e.low, e.high], "wins": e.wins, "draws": e.draws,
-                          "losses": e.losses}
+            out["elo"] = {"agent": self.names[0], "against": self.names[1], **e.as_json()}
         return out
 
     def progress_text(self) -> str:
@@ -396,7 +394,7 @@ def write_summary(out_dir: str, result: ArenaResult) -> None:
     """summary.json and win_share.png in `out_dir` (OutputError if the disk refuses them)."""
     try:
         with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
-            json.dump(result.summary(), f, indent=2)
+            json.dump(result.summary(), f, indent=2, allow_nan=False)
         plot_win_shares(os.path.join(out_dir, "win_share.png"), result)
     except OSError as e:
         raise OutputError(f"cannot write the arena's summary in {out_dir}: "
@@ -541,7 +539,7 @@ def write_ladder(out_dir: str, ladder: LadderResult) -> None:
     with open(os.path.join(out_dir, "ladder.json"), "w", encoding="utf-8") as f:
         json.dump({"game": ladder.game, "players": ladder.players, "key": ladder.key,
                    "opponents": ladder.opponents, "rungs": ladder.rows,
-                   "interrupted": ladder.interrupted}, f, indent=2)
+                   "interrupted": ladder.interrupted}, f, indent=2, allow_nan=False)
     plot_ladder(os.path.join(out_dir, "ladder.png"), ladder.game, ladder.key, ladder.rows,
                 ladder.opponents)
 

@@ -50,6 +50,14 @@ class EloEstimate:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
+    def as_json(self) -> dict:
+        """The estimate as JSON: `elo` and the bounds of `elo_95` are numbers, or null where
+        they are unbounded (a side that won or lost every game), since JSON has no infinity."""
+        def number(x: float) -> Optional[float]:
+            return x if math.isfinite(x) else None
+        return {"elo": number(self.elo), "elo_95": [number(self.low), number(self.high)],
+                "wins": self.wins, "draws": self.draws, "losses": self.losses}
+
     def __str__(self) -> str:
         def fmt(x: float) -> str:
             return "inf" if math.isinf(x) and x > 0 else "-inf" if math.isinf(x) else f"{x:+.0f}"

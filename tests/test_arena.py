@@ -61,6 +61,30 @@ def test_records_show_rotation_and_duplicate_deals(tmp_path):
     assert (out / "win_share.png").stat().st_size > 1000
 
 
+def strict_json(text: str):
+    """JSON as other languages read it: Infinity and NaN are not JSON."""
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_a_clean_sweep_writes_a_summary_every_json_reader_takes(tmp_path):
+    """4-0: the Elo and its upper bound are unbounded; summary.json writes them as null."""
+    run_arena("khiva", 2, ["heuristic", "random"], 4, seed=1, out_dir=str(tmp_path))
+    elo = strict_json((tmp_path / "summary.json").read_text())["elo"]
+    assert (elo["wins"], elo["losses"]) == (4, 0)
+    assert elo["elo"] is None and elo["elo_95"][1] is None
+    assert 0 < elo["elo_95"][0] < 1000
+
+
+def test_elo_as_json_keeps_finite_numbers():
+    from search.stats import elo_estimate
+    assert elo_estimate(0, 0, 3).as_json()["elo"] is None
+    e = elo_estimate(5, 2, 3)
+    j = e.as_json()
+    assert j["elo"] == e.elo and j["elo_95"] == [e.low, e.high] and (j["wins"], j["draws"], j["losses"]) == (5, 2, 3)
+
+
 def test_the_same_seed_replays_the_same_match():
     a = run_arena("khiva", 3, ["ismcts:iterations=20", "random", "heuristic"], 3, seed=9)
     b = run_arena("khiva", 3, ["ismcts:iterations=20", "random", "heuristic"], 3, seed=9)
@@ -92,7 +116,7 @@ def test_arena_command_with_ladder_writes_plots(tmp_path):
                 "ismcts:iterations=20,80", "--games", "4", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
     assert "ladder over iterations against random" in r.stdout
-    data = json.loads((tmp_path / "ladder.json").read_text())
+    data = strict_json((tmp_path / "ladder.json").read_text())
     assert [x["value"] for x in data["rungs"]] == [20, 80]
     assert (tmp_path / "ladder.png").stat().st_size > 1000
     assert (tmp_path / "rung0" / "games.jsonl").exists()
