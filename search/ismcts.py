@@ -12,7 +12,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, Collection, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from cext.core import GameCore
 from cext.ismcts import Tree
@@ -263,9 +263,19 @@ def play_forced_moves(world: GameCore) -> None:
         world.apply(moves[0])
 
 
+def unmeasured_stats(state: GameCore, root_moves: Optional[Collection[int]] = None
+                     ) -> List[MoveStats]:
+    """The candidates of a search stopped before its first iteration: its root moves (None:
+    every legal move) with 0 visits, in legal order (the first is its choice)."""
+    return [MoveStats(m, state.move_to_text(m), 0, 0.0, 0)
+            for m in state.legal_moves() if root_moves is None or m in root_moves]
+
+
 def collect(state: GameCore, tree: Tree, elapsed: float, lines: bool = False) -> SearchResult:
     """The result of a finished tree: moves ranked by visits, with `lines` the best with
-    their expected lines."""
+    their expected lines. A tree stopped before its first iteration measured nothing: its
+    root moves (those restrict_root left) then come with 0 visits in legal order, the first
+    legal one the choice, so that every caller has its candidates to show."""
     outcomes = tree.root_outcomes()
     stats = []
     for m, v, r, a in tree.root_stats():
@@ -273,10 +283,12 @@ def collect(state: GameCore, tree: Tree, elapsed: float, lines: bool = False) ->
         stats.append(MoveStats(m, state.move_to_text(m), v, r, a,
                                win_sum / n if n else 0.0, score_sum / n if n else 0.0))
     stats.sort(key=lambda s: (-s.visits, -s.mean_reward, s.move))
+    if not stats:
+        stats = unmeasured_stats(state, outcomes)
     if lines:
         expected = expected_lines(state, tree, [s.move for s in stats[:LINE_MOVES]])
         stats[:LINE_MOVES] = [replace(s, line=expected[s.move]) for s in stats[:LINE_MOVES]]
-    best = stats[0].move if stats else min(tree.root_outcomes())
+    best = stats[0].move
     return SearchResult(tree.player, best, state.move_to_text(best), tree.iterations, elapsed,
                         tree.n_nodes, tree.full, tree.tree_moves / max(1, tree.iterations), stats)
 

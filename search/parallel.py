@@ -35,7 +35,7 @@ from search.config import Budget, SearchConfig, check_workers, from_keywords
 from search.extras import require
 from search.ismcts import (LINE_MOVES, Live, MoveStats, Progress, SearchResult, Searcher,
                            check_search, expected_lines, new_tree, root_moves_of, run_tree,
-                           search)
+                           search, unmeasured_stats)
 
 MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
 
@@ -350,12 +350,11 @@ def merge_answers(state: GameCore, player: int, answers: List[dict], failed: Lis
         stats.sort(key=lambda s: (-votes.get(s.move, 0), -s.visits, s.move))
     else:
         stats.sort(key=lambda s: (-s.visits, -s.mean_reward, s.move))
-    if not stats:
-        if not answers:
-            raise RuntimeError(f"all {workers} search workers failed")
-        best_move = min(only) if only else state.legal_moves()[0]
-    else:
-        best_move = stats[0].move
+    if not answers:
+        raise RuntimeError(f"all {workers} search workers failed")
+    if not stats:                   # stopped before any worker's first iteration
+        stats = unmeasured_stats(state, only)
+    best_move = stats[0].move
     iterations = sum(a["iterations"] for a in answers)
     return ParallelResult(
         player, best_move, state.move_to_text(best_move), iterations, elapsed,

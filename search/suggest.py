@@ -9,7 +9,7 @@ from cext.core import GameCore
 from engine.registry import from_view
 from engine.validation import parse_json
 from search.config import BUDGET_FIELDS, DEFAULT_BUDGET, Budget, SearchConfig, from_keywords
-from search.ismcts import LineStep, Live, SearchResult, root_moves_of
+from search.ismcts import LineStep, Live, SearchResult
 from search.parallel import search_with_workers
 
 __all__ = ["Budget", "LineStep", "RankedMove", "Suggestion", "line_text", "load_position",
@@ -135,11 +135,5 @@ def suggest(position: Union[GameCore, dict, str],
                                  live=live)
     ranked = [RankedMove(i + 1, s.move, s.text, s.visits, s.mean_reward, s.win_probability,
                          s.expected_score, s.line) for i, s in enumerate(result.stats[:top_k])]
-    if not ranked:                  # stopped before its first iteration: nothing measured
-        only = root_moves_of(state, searchmoves)
-        order = [result.move] + [m for m in state.legal_moves()
-                                 if m != result.move and (only is None or m in only)]
-        ranked = [RankedMove(i + 1, m, state.move_to_text(m), 0, 0.0, 0.0, 0.0)
-                  for i, m in enumerate(order[:top_k])]
     return Suggestion(state.game, result.player, ranked, result.iterations, result.seconds, result,
                       state.n_players)

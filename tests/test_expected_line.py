@@ -186,3 +186,25 @@ def test_a_seat_s_view_gives_the_lines_of_the_dealt_position(game, players, move
     assert [(s.move, s.visits, s.line) for s in a.stats] == \
         [(s.move, s.visits, s.line) for s in b.stats]
     assert any(s.line for s in a.stats)
+
+
+@pytest.mark.parametrize("merge", ["sum", "vote"])
+def test_workers_stopped_before_their_first_iteration_merge_into_unmeasured_candidates(merge):
+    """Workers that answered without an iteration: the merged result lists the root moves
+    searched with 0 visits in legal order, the first its choice, as one process does
+    (search.ismcts.collect). It listed none."""
+    g = new_game("khan", 3, 2)
+    legal = g.legal_moves()
+    only = [legal[-1], legal[0]]
+
+    def answer(worker):
+        return {"worker": worker, "iterations": 0, "nodes": 0, "tree_moves": 0, "full": False,
+                "seconds": 0.0, "carried": 0, "stats": [], "lines": {}}
+
+    merged = merge_answers(g, g.to_move, [answer(0), answer(1)], [], 2, 0.0, merge, only)
+    assert [s.move for s in merged.stats] == [legal[0], legal[-1]] and merged.move == legal[0]
+    assert all(s.visits == 0 for s in merged.stats)
+    whole = merge_answers(g, g.to_move, [answer(0)], [1], 2, 0.0, merge)
+    assert [s.move for s in whole.stats] == legal and whole.failed == [1]
+    with pytest.raises(RuntimeError, match="all 2 search workers failed"):
+        merge_answers(g, g.to_move, [], [0, 1], 2, 0.0, merge)

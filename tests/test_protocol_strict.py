@@ -199,3 +199,31 @@ def test_the_error_says_what_is_wrong(line, reason):
 def test_what_the_docs_allow_is_taken(line):
     lines = session("position khiva players 3 seed 4", line, "isready")
     assert errors(lines) == [] and lines[-1] == "readyok", lines
+
+
+# ---------------------------------------------------------------- searches stopped at once
+def test_searches_stopped_before_their_first_iteration_still_list_their_candidates():
+    """docs/protocol.md: a stopped search answers its summary, its candidates, then
+    `bestmove` or `hintok`; one stopped before its first iteration, with 0 visits each, in
+    legal order, the first legal move (of searchmoves, when given) its choice. The `hint` and
+    the second `go` wait behind the first search, so `stop` reaches them before they start.
+    They answered no candidate line at all before."""
+    lines = session("position khiva players 3 seed 7", "go iterations 1000000000", "hint 3",
+                    "go iterations 1000000000 searchmoves play-P4-give-G3 play-W5-give-W1",
+                    "stop")
+    assert not errors(lines)
+    hint_start = lines.index("hintok") - 4
+    zero = "visits 0 mean 0.0000 winprob 0.0000 points 0.00"
+    assert untimed(lines[hint_start:]) == [
+        "info iterations 0 nodes 0",
+        f"hint rank 1 move play-W1-give-W4 {zero}",
+        f"hint rank 2 move play-W1-give-W5 {zero}",
+        f"hint rank 3 move play-W1-give-G3 {zero}",
+        "hintok",
+        "info iterations 0 nodes 0",
+        f"info multipv 1 string rank 1 move play-W5-give-W1 {zero}",
+        f"info multipv 2 string rank 2 move play-P4-give-G3 {zero}",
+        "bestmove play-W5-give-W1"]
+    first_go = lines[:hint_start]            # stopped after some iterations, or none
+    assert first_go[-1].startswith("bestmove play-")
+    assert len([l for l in first_go if l.startswith("info multipv ")]) == 20   # Khiva's 20 moves
