@@ -10,7 +10,7 @@ from engine.games.khan import KhanOfKhans
 from engine.games.khiva import Khiva
 from engine.games.kilim import Kilim
 from engine.games.taschkent import Taschkent
-from engine.validation import quoted
+from engine.validation import check_json, fail, quoted
 
 
 @dataclass(frozen=True)
@@ -136,20 +136,27 @@ def all_options() -> Dict[str, str]:
 
 def from_json(state: dict) -> GameCore:
     """A full state as written by `to_json()` (every hidden part included); the game is named
-    by its "game" field. ValueError if it is malformed or impossible."""
-    if not isinstance(state, dict):
-        raise ValueError("a state is a JSON object")
-    info = game_info(str(state.get("game", "")))
-    return info.cls.from_json(state)
+    by its "game" field. ViewError (a ValueError) if it is malformed or impossible."""
+    return game_named_by(state, "state").cls.from_json(state)
 
 
 def from_view(view: dict) -> GameCore:
     """A state to search from, built from one seat's view (see docs/protocol.md).
 
-    The view names its game ("game") and seat ("view"); ValueError if it is malformed or
-    impossible.
+    The view names its game ("game") and seat ("view"); ViewError (a ValueError) if it is
+    malformed or impossible.
     """
-    if not isinstance(view, dict):
-        raise ValueError("a view is a JSON object")
-    info = game_info(str(view.get("game", "")))
-    return info.cls.from_view(view)
+    return game_named_by(view, "view").cls.from_view(view)
+
+
+def game_named_by(position: Any, what: str) -> GameInfo:
+    """The game a position (a `what`: state or view) names in its "game" field; ViewError,
+    naming the field, if it is no JSON object or names no known game."""
+    if not isinstance(position, dict):
+        check_json(position, what)          # refuses it, saying what it is instead
+    if "game" not in position:
+        fail((), "missing key 'game'")
+    try:
+        return game_info(position["game"])
+    except ValueError as e:
+        fail(("game",), str(e))
