@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, TextIO, Tuple
 
@@ -29,7 +30,7 @@ HELP = """commands:
   <number>      play the move with that number
   <move>        play a move written in notation, e.g. {example}
   hint [k]      the k best moves by the engine's search, with their win chances (default 3)
-  undo          take back your last decision (the game is replayed from the seed)
+  undo          take back your last decision, unless something hidden was shown since
   moves         list the legal moves again
   board         show the board again
   help          this text
@@ -39,6 +40,14 @@ HELP = """commands:
 
 class Quit(Exception):
     """The player left (quit, or the end of input)."""
+
+
+class UndoRefused(ValueError):
+    """An undo that would let a person decide again knowing what was hidden from them."""
+
+
+# Worlds replayed to see whether an undo would take back a reveal (Table.first_to_learn).
+UNDO_WORLDS = 8
 
 
 @dataclass
@@ -51,6 +60,7 @@ class Table:
     humans: List[int]
     agents: Dict[int, Agent]
     options: dict
+    secret_seed: bool = False     # drawn at random: shown only once the game is over or left
     state: GameCore = field(init=False)
     history: List[Tuple[int, int]] = field(default_factory=list)   # (seat, move) since the deal
     news: Dict[int, List[str]] = field(default_factory=dict)       # told to each human, not yet read
@@ -84,17 +94,45 @@ class Table:
         return record
 
     def undo(self, seat: int) -> bool:
-        """Back to just before `seat`'s last decision, replaying the game from the seed."""
+        """Back to just before `seat`'s last decision, replaying the game from the seed; False
+        when it has made none. UndoRefused, changing nothing, when what would be taken back
+        showed a person at the table something hidden from them before it: the replay deals
+        the same cards, so they could decide again knowing them (as on most online tables,
+        an undo stops at a reveal)."""
         last = max((i for i, (s, _) in enumerate(self.history) if s == seat), default=None)
         if last is None:
             return False
         kept = self.history[:last]
-        self.state, self.history = self.deal(), []
-        for s, m in kept:
-            self.state.apply(m)
-            self.history.append((s, m))
+        before = self.deal()
+        for _, m in kept:
+            before.apply(m)
+        who = self.first_to_learn(before, [m for _, m in self.history[last:]])
+        if who is not None:
+            you = "you have" if who == seat else f"P{who} has"
+            raise UndoRefused(f"That cannot be taken back: since then {you} seen what was "
+                              "hidden before it, and the game would deal it the same way.")
+        self.state, self.history = before, list(kept)
         self.news = {h: [] for h in self.humans}
         return True
+
+    def first_to_learn(self, before: GameCore, moves: List[int]) -> Optional[int]:
+        """The first person at the table whom `moves`, played from `before` to now, showed
+        something hidden from them at `before`; None if they showed nobody anything. Each
+        person's view now must come out of UNDO_WORLDS worlds that agree with what they knew
+        at `before` (every hidden card and every future draw dealt afresh), replayed through
+        the same moves: a move that revealed a card shows another card in some world."""
+        for h in self.humans:
+            seen = self.state.to_json(view=h)
+            for k in range(UNDO_WORLDS):
+                world = before.determinized(h, k)
+                try:
+                    for m in moves:
+                        world.apply(m)
+                except ValueError:          # a move that world's cards do not allow
+                    return h
+                if world.to_json(view=h) != seen:
+                    return h
+        return None
 
 
 def _narration(after: GameCore, before: GameCore, seat: int, move: int, viewer: int) -> List[str]:
@@ -117,7 +155,9 @@ def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
     p.add_argument("--agents", default=None,
                    help="agent specs of the other seats in seat order; one spec serves them "
                         "all (default: ismcts)")
-    p.add_argument("--seed", type=seed_number, default=0, help="deal and agent seed (default 0)")
+    p.add_argument("--seed", type=seed_number, default=None,
+                   help="deal and agent seed (default: a random one, kept secret until the "
+                        "game ends, since the seed gives away every hidden card)")
     p.add_argument("--hint-iterations", type=search_iterations, default=None,
                    help="search iterations of `hint` (reproducible; default: a time budget, "
                         "--hint-seconds)")
@@ -136,8 +176,10 @@ def table_from_args(args: argparse.Namespace, options: dict) -> Table:
     info = game_info(args.game)
     players = info.default_players if args.players is None else args.players
     info.check_players(players)
-    if args.seed < 0:
-        raise ValueError(f"--seed must be non-negative, not {args.seed}")
+    secret = args.seed is None
+    seed = secrets.randbits(63) if secret else args.seed
+    if seed < 0:
+        raise ValueError(f"--seed must be non-negative, not {seed}")
     # checked now, not at the first hint; a caller's Namespace may predate --hint-seconds
     hint_budget(args.hint_iterations, getattr(args, "hint_seconds", DEFAULT_SECONDS))
     if args.seat is not None and args.seats is not None:
@@ -153,9 +195,9 @@ def table_from_args(args: argparse.Namespace, options: dict) -> Table:
     if ai_seats and len(specs) not in (1, len(ai_seats)):
         raise ValueError(f"{len(ai_seats)} AI seats but {len(specs)} agents in --agents "
                          "(give one spec for all, or one per AI seat)")
-    agents = {s: (specs[i] if len(specs) > 1 else specs[0]).build(agent_seed(args.seed, s))
+    agents = {s: (specs[i] if len(specs) > 1 else specs[0]).build(agent_seed(seed, s))
               for i, s in enumerate(ai_seats)}
-    return Table(info, players, args.seed, sorted(humans), agents, options)
+    return Table(info, players, seed, sorted(humans), agents, options, secret_seed=secret)
 
 
 def hint_budget(iterations: Optional[int], seconds: float = DEFAULT_SECONDS) -> Budget:
@@ -189,7 +231,8 @@ def _play_out(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[
               hint_seconds: float, coach: bool) -> int:
     names = {s: ("you" if len(table.humans) == 1 else f"human {s}") if s in table.humans
              else table.agents[s].describe() for s in range(table.players)}
-    print(f"{table.info.title}, {table.players} players, seed {table.seed}", file=out)
+    seed = "a secret seed (shown when the game ends)" if table.secret_seed else f"seed {table.seed}"
+    print(f"{table.info.title}, {table.players} players, {seed}", file=out)
     for s in range(table.players):
         print(f"  P{s}: {names[s]}", file=out)
     print("Type help for the commands.", file=out)
@@ -212,6 +255,7 @@ def _play_out(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[
                 _tell(table, seat, out)
     except Quit as q:
         print(str(q), file=out)
+        tell_seed(table, out)
         return 0
     for h in table.humans:
         table.news[h].clear()
@@ -219,7 +263,14 @@ def _play_out(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[
     print(table.state.render(), file=out)      # the game is over: everything may be shown
     print_score_table(out, table.state.ranking(), table.state.scores(),
                       [names[s] for s in range(table.players)])
+    tell_seed(table, out)
     return 0
+
+
+def tell_seed(table: Table, out: TextIO) -> None:
+    """Once the game is over or left, the secret seed it was dealt from (to play it again)."""
+    if table.secret_seed:
+        print(f"The game was dealt from seed {table.seed}.", file=out)
 
 
 def _tell(table: Table, seat: int, out: TextIO) -> None:
@@ -269,7 +320,12 @@ def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint: Budget,
         elif cmd == "hint":
             _hint(table.state, words[1:], out, hint)
         elif cmd == "undo":
-            if table.undo(seat):
+            try:
+                undone = table.undo(seat)
+            except UndoRefused as e:
+                print(e, file=out)
+                continue
+            if undone:
                 print("Taken back to your previous decision.", file=out)
                 if table.state.to_move != seat or table.state.is_terminal():
                     return                     # the replayed game continues from there

@@ -33,9 +33,62 @@ def test_commands_bad_input_hint_and_undo():
     assert "  1. play-" in out and "% win" in out               # the hint lists ranked moves
     assert "'no-such-move' is not a legal move" in out
     assert "There is no move 999" in out
-    assert "Taken back to your previous decision." in out
-    assert out.count("turn 0, phase choose, to move: 0") >= 2   # undo returned to turn 0
+    # the choices of P1 and P2 were revealed after P0's: no taking it back to choose again
+    assert "That cannot be taken back: since then you have seen what was hidden" in out
+    assert "Taken back" not in out
+    assert out.count("turn 0, phase choose, to move: 0") == 1
     assert out.rstrip().endswith("you left the game")
+
+
+UNDO_REFUSED = "That cannot be taken back: since then you have seen what was hidden before it"
+
+
+def test_undo_takes_back_a_decision_that_showed_nothing_hidden():
+    """Taschkent: taking 1 Tugrik shows nobody anything, and P0 decides again at once."""
+    r = play("taschkent", "--players", "3", "--agents", "random", "--seed", "0",
+             script="1\nundo\nquit\n")
+    assert r.returncode == 0, r.stderr
+    assert "P0 takes 1 Tugrik" in r.stdout and "Taken back to your previous decision." in r.stdout
+    assert r.stdout.count("to move: P0 (action)") == 2 and UNDO_REFUSED not in r.stdout
+
+
+def test_undo_cannot_take_back_a_raid_whose_card_was_seen():
+    """Khan: the raid turned over the deck's top card. Replayed from the seed, the deck is
+    the same: an undo would let the player choose another deck knowing that card."""
+    r = play("khan", "--players", "2", "--agents", "random", "--seed", "3",
+             script="raid-boldhome\nundo\nquit\n")
+    assert r.returncode == 0, r.stderr
+    assert UNDO_REFUSED in r.stdout and "Taken back" not in r.stdout
+
+
+def test_a_refused_undo_changes_nothing_at_a_table_of_two():
+    """Two people at one keyboard, Khiva: once the choices were revealed, an undo is
+    refused and the game stays as it was."""
+    from engine.play import Table, UndoRefused
+    from engine.registry import game_info
+    t = Table(game_info("khiva"), 2, 4, [0, 1], {}, {})
+    while t.state.to_move == 0 or not any(s == 1 for s, _ in t.history):
+        t.play(t.state.to_move, t.state.legal_moves()[0])
+    history, view = list(t.history), t.state.to_json(view=0)
+    with pytest.raises(UndoRefused):
+        t.undo(t.state.to_move)
+    assert t.history == history and t.state.to_json(view=0) == view   # nothing changed
+
+
+def test_a_game_without_seed_keeps_its_seed_secret_until_it_ends():
+    """The seed gives away every hidden card (views leave it out): `play` without --seed
+    draws one at random and names it only when the game is left."""
+    r = play("khiva", "--players", "3", "--agents", "random", script="board\nquit\n")
+    assert r.returncode == 0, r.stderr
+    head, _, tail = r.stdout.partition("you left the game")
+    assert "Khiva, 3 players, a secret seed (shown when the game ends)" in head
+    assert "seed" not in head.replace("a secret seed (shown when the game ends)", "")
+    seed = int(tail.split("The game was dealt from seed ")[1].split(".")[0])
+    again = play("khiva", "--players", "3", "--agents", "random", "--seed", str(seed),
+                 script="board\nquit\n")
+    assert f"Khiva, 3 players, seed {seed}" in again.stdout
+    assert again.stdout.split("Type help")[1].split("you left")[0] == \
+        head.split("Type help")[1]                               # the same deal, from that seed
 
 
 def test_an_endless_line_is_refused_and_the_game_goes_on():
