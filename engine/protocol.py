@@ -428,8 +428,11 @@ class Engine:
         self.send(" ".join(["legal"] + [st.move_to_text(m) for m in st.legal_moves()]))
 
     def cmd_d(self, args, line):
+        """`d`: the position as the seat to move sees it; a position set up from a view, as
+        that seat sees it even when the game is over (the loader made up what it hides)."""
         st = self.need_position()
-        viewer = st.to_move if st.to_move >= 0 else None
+        viewer = self.view_seat if self.view_seat is not None else (
+            st.to_move if st.to_move >= 0 else None)
         self.send(*st.render(viewer).splitlines(), "dok")
 
     def cmd_view(self, args, line):

@@ -227,3 +227,17 @@ def test_searches_stopped_before_their_first_iteration_still_list_their_candidat
     first_go = lines[:hint_start]            # stopped after some iterations, or none
     assert first_go[-1].startswith("bestmove play-")
     assert len([l for l in first_go if l.startswith("info multipv ")]) == 20   # Khiva's 20 moves
+
+
+@pytest.mark.parametrize("game", ["khiva", "taschkent"])
+def test_d_after_a_view_of_a_finished_game_shows_only_what_that_seat_saw(game):
+    """`d` rendered a finished game for nobody in particular: set up from seat 0's view, it
+    showed the cards the loader had made up for the other seats as if they were theirs."""
+    import random
+    g = new_game(game, 3, 1)
+    rng = random.Random(1)
+    while not g.is_terminal():
+        g.apply(rng.choice(g.legal_moves()))
+    lines = session(f"position {game} view " + json.dumps(g.to_json(view=0)), "d")
+    assert lines == g.render(0).splitlines() + ["dok"]
+    assert lines != g.render().splitlines() + ["dok"]       # the whole game shows more
