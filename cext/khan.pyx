@@ -618,7 +618,9 @@ cdef class KhanOfKhansCore(GameCore):
         cdef KhanState* s = &self.s
         s.ndeck[d] -= 1
         cdef int t = s.deck[d][s.ndeck[d]]
-        cdef bint hidden = t <= T_R100 and p == s.sable
+        # Interpretation (docs/rules/khan_of_khans.md, 5): a top the Impala People revealed
+        # was seen by all; the Sable Nation's draw cannot hide it again, so it is face up.
+        cdef bint hidden = t <= T_R100 and p == s.sable and not (s.top_known >> d) & 1
         s.top_known &= ~(1u << d)
         if s.ndeck[d] == 0:
             s.nonempty &= ~(1u << d)

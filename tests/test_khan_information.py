@@ -53,6 +53,23 @@ def test_impala_revealed_cards_stay_on_top_known_to_all():
         assert len(rest) > 20                            # the rest of the deck is reshuffled
 
 
+def test_a_revealed_top_the_sable_nation_draws_stays_known_to_all():
+    """The Impala People showed everyone Boldhome's top, a Raid! 100; the Sable Nation then
+    raids Boldhome. Its draw cannot hide a card all have seen: it lies face up in Sable's
+    herd. It was a face-down card of unknown value, so P0's worlds made it a 50 one time in
+    three (docs/rules/khan_of_khans.md, 5)."""
+    g = position(["impala", "sable"], tops={"boldhome": ["raid100"], "colymar": ["magic"]},
+                 corrals={0: [20]}, corrals_used={0: 1}, edit=token_coloured)
+    play(g, "observant", "reveal-boldhome", "reveal-colymar", "stop", "take-colymar", "raid-boldhome")
+    view = g.to_json(view=0)
+    sable = view["player_state"][1]
+    assert sable["herd"] == {"100": 1, "50": 0, "20": 0} and sable["herd_face_down"] == 0
+    assert view["sable_face_down"] == [] and "raid100" not in view["decks"][0]["unseen"]
+    for d in worlds(g, 0, 200):
+        assert d["player_state"][1]["herd"] == {"100": 1, "50": 0, "20": 0}
+        assert "raid100" not in d["decks"][0]["cards"]
+
+
 def sable_drew_one(deck="dwarfmine"):
     g = KhanOfKhans(2, 3, khans=["sable", "bison"])
     rng = random.Random(0)

@@ -728,9 +728,11 @@ def _check_face_down(f: Dict[str, Any], n: int) -> None:
             bad(f"player_state[{sable}].{key}", "fewer Raid! cards than its face-down ones")
     face_up = f["n_herd"][sable] + sum(f["corral"][sable]) - sum(hidden[0]) - sum(hidden[1])
     given = sum(f["recv"][:n]) - f["recv"][sable]
-    if face_up > given:
+    known_tops = 2 * max(0, impala_uses(f))  # each use leaves at most 2 tops all know
+    if face_up > given + known_tops:
         bad(f"player_state[{sable}].herd", f"the Sable Nation draws its Raid! cards face down: "
-            f"its {face_up} face-up ones came from thefts, and it gave at most {given} blessings")
+            f"its {face_up} face-up ones came from thefts (it gave at most {given} blessings) "
+            f"or from tops the Impala People revealed (at most {known_tops})")
     if any(hidden[core.LOC_BOX][t] > f["box"][t] for t in range(3)):
         bad("box_face_down", "more face-down cards in the box than Raid! cards")
 
@@ -815,6 +817,13 @@ def _check_phase(f: Dict[str, Any], n: int) -> None:
               "ability (phases reveal and pick)")
 
 
+def impala_uses(f: Dict[str, Any]) -> int:
+    """How many times the Impala People can have used their ability (each use needs a corral
+    since the last one, and turns the token brown); 0 without them."""
+    impala = f["impala"]
+    return f["corrals_used"][impala] - f["impala_token"] if impala >= 0 else 0
+
+
 def _check_impala(f: Dict[str, Any]) -> None:
     """The Impala token and the tops everyone knows fit what the Impala People can have done:
     the token turns coloured only by corralling, each use of the ability turns it brown and
@@ -824,7 +833,7 @@ def _check_impala(f: Dict[str, Any]) -> None:
     corrals = f["corrals_used"][impala] if impala >= 0 else 0
     check(token in (0, 1) and (token == 0 or corrals > 0), "impala_token",
           "the token turns coloured only when the Impala People corral")
-    uses = corrals - token                   # each use needs a corral since the last one
+    uses = impala_uses(f)
     in_ability = phase in (core.PH_REVEAL, core.PH_PICK)
     if in_ability:
         check(f["actor"] == impala and token == 0 and uses >= 1, "phase",
