@@ -186,9 +186,13 @@ def load_record(path: str) -> Dict[tuple, float]:
 def append_record(path: str, fp: str, job: Job, share: float, seconds: float,
                   commit: str) -> None:
     game, players, focus, others, k = job
-    line = dict(fingerprint=fp, game=game, players=players, focus=focus, others=others,
-                k=k, share=share, cpu_seconds=round(seconds, 1), commit=commit,
-                date=time.strftime("%Y-%m-%d"))
+    append_line(path, dict(fingerprint=fp, game=game, players=players, focus=focus,
+                           others=others, k=k, share=share, cpu_seconds=round(seconds, 1),
+                           commit=commit, date=time.strftime("%Y-%m-%d")))
+
+
+def append_line(path: str, line: dict) -> None:
+    """Add one game's line to the record, synced to disk."""
     with open(path, "ab+") as f:
         f.seek(0, os.SEEK_END)
         if f.tell() > 0:                    # a line torn by a killed run ends here

@@ -1,0 +1,132 @@
+"""Carry recorded strength games over a change of play that provably left them as they were.
+
+    python bench/carry_record.py CHANGE --from FINGERPRINT [--check N] [--jobs J] [--record FILE]
+
+A change that alters how a game plays changes its fingerprint (bench/strength.py), and every
+game recorded under the old one stops counting. Some changes can only alter games of certain
+deals: Khan's known-top fix (CHANGES below) acts only when the Impala People and the Sable
+Nation both sit at the table, so a game of a deal without either plays move for move as
+before. For such a change this script copies the record's lines of the deals it cannot touch
+to today's fingerprint, each naming the fingerprint it was played under (`carried_from`)
+and the change (`carried_by`); `bench/strength.py table` then plays only the rest.
+
+Before writing anything it plays `--check` of those games again under today's engine (spread
+over the rows, the same games every run) and refuses to carry anything unless each one gives
+the recorded win share.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from multiprocessing import Pool
+from typing import Callable, Dict, List, Sequence
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from engine.registry import new_game  # noqa: E402
+from strength import (DEAL_BASE, DEFAULT_RECORD, Job, append_line,  # noqa: E402
+                      fingerprint, head_commit, load_record, record_key, timed_play)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change of play whose effect is confined to some deals."""
+
+    game: str
+    why: str
+    untouched: Callable[[object], bool]     # the deal (a new game) cannot be affected
+
+
+def khans_without_impala_or_sable(deal) -> bool:
+    return not {"impala", "sable"} <= set(deal.to_json()["khans"])
+
+
+CHANGES: Dict[str, Change] = {
+    "khan-known-top": Change(
+        "khan", "a Raid! card the Sable Nation draws from a top the Impala People revealed "
+        "is face up (2026-12-04, docs/rules/khan_of_khans.md, 5): it changes nothing in a "
+        "game without both Khans", khans_without_impala_or_sable),
+}
+
+
+def job_of(line: dict) -> Job:
+    return (line["game"], line["players"], line["focus"], line["others"], line["k"])
+
+
+def carried_lines(change: Change, old: str, path: str) -> List[dict]:
+    """The record's lines played under fingerprint `old` whose deal `change` cannot touch,
+    each game once (the last line of a game wins, as load_record reads them)."""
+    lines: Dict[Job, dict] = {}
+    with open(path) as f:
+        for text in f:
+            try:
+                line = json.loads(text)
+            except ValueError:
+                continue                     # a torn line, as load_record skips it
+            if line.get("fingerprint") != old or line.get("game") != change.game:
+                continue
+            deal = new_game(change.game, line["players"], DEAL_BASE + line["k"] // line["players"])
+            if change.untouched(deal):
+                lines[job_of(line)] = line
+    return list(lines.values())
+
+
+def sample_for_check(lines: List[dict], n: int) -> List[dict]:
+    """n of `lines`, spread over the rows (round robin over (players, focus, others), the
+    lowest k first): the same games every run."""
+    rows: Dict[tuple, List[dict]] = {}
+    for line in sorted(lines, key=lambda l: l["k"]):
+        rows.setdefault((line["players"], line["focus"], line["others"]), []).append(line)
+    picked: List[dict] = []
+    while len(picked) < n and any(rows.values()):
+        for key in sorted(rows):
+            if rows[key] and len(picked) < n:
+                picked.append(rows[key].pop(0))
+    return picked
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("change", choices=sorted(CHANGES))
+    ap.add_argument("--from", dest="old", required=True,
+                    help="the fingerprint the games were recorded under")
+    ap.add_argument("--check", type=int, default=4,
+                    help="games to play again before carrying (default 4)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--record", default=DEFAULT_RECORD)
+    args = ap.parse_args(argv)
+    change = CHANGES[args.change]
+    new = fingerprint(change.game)
+    if new == args.old:
+        ap.error(f"--from {args.old} is today's fingerprint: there is nothing to carry")
+    done = load_record(args.record)
+    todo = [l for l in carried_lines(change, args.old, args.record)
+            if record_key(new, job_of(l)) not in done]
+    print(f"{len(todo)} games of {change.game} to carry from {args.old} to {new}",
+          file=sys.stderr)
+    check = sample_for_check(todo, args.check)
+    with Pool(max(1, args.jobs)) as pool:
+        for job, share, secs in pool.imap(timed_play, [job_of(l) for l in check]):
+            recorded = next(l["share"] for l in check if job_of(l) == job)
+            print(f"  checked {job}: {share:.3f}, recorded {recorded:.3f} ({secs:.0f} s CPU)",
+                  file=sys.stderr, flush=True)
+            if share != recorded:
+                print(f"carry_record.py: error: game {job} gives {share} today, recorded "
+                      f"{recorded}: the change touched it; nothing carried", file=sys.stderr)
+                return 1
+    commit, date = head_commit(), time.strftime("%Y-%m-%d")
+    for line in todo:                        # its own commit and date stay: when it was played
+        append_line(args.record, dict(line, fingerprint=new, carried_from=args.old,
+                                      carried_by=args.change, carried_at=commit,
+                                      carried_on=date))
+    print(f"carried {len(todo)} games", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
