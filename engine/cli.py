@@ -701,7 +701,7 @@ def cmd_games(out) -> int:
         print(f"{info.name:<10} {info.title:<14} {info.min_players}-{info.max_players} players "
               f"(default {info.default_players})", file=out)
         for key, help_text in info.options.items():
-            print(f"    --{key}: {help_text}", file=out)
+            print(f"    {option_flag(key)}: {help_text}", file=out)
         for n in range(info.min_players, info.max_players + 1):
             print(f"    search, {n} players: {info.search.as_text(n)}", file=out)
     print(f"A search lasts {DEFAULT_SECONDS:g} s unless told otherwise (caravan hint and play, "
