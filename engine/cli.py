@@ -321,6 +321,9 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     budget, config = search_settings(args, state.game, state.n_players)
     searchmoves = None if args.searchmoves is None else args.searchmoves.split()
     root_moves_of(state, searchmoves)           # a bad move is refused before anything is shown
+    if args.workers > 1 or args.address:        # so are Ray missing and a silent cluster
+        from search.parallel import shared_search
+        shared_search(args.workers, args.address)
     seat = state.to_move
     if not args.json:
         print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)

@@ -190,3 +190,4 @@ def test_an_address_where_no_cluster_answers_is_a_quick_clear_error():
     lines = [line for line in r.stderr.splitlines() if line.strip()]
     assert lines == [f"caravan: error: no Ray cluster answers at 127.0.0.1:{port} (Connection "
                      "refused); start one with `ray start --head`, or give no address"], r.stderr
+    assert r.stdout == ""                 # no board first, as if the hint were coming
