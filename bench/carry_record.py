@@ -1,6 +1,7 @@
 """Carry recorded strength games over a change of play that provably left them as they were.
 
     python bench/carry_record.py CHANGE --from FINGERPRINT [--check N] [--jobs J] [--record FILE]
+                                 [--verify]
 
 A change that alters how a game plays changes its fingerprint (bench/strength.py), and every
 game recorded under the old one stops counting. Some changes can only alter games of certain
@@ -12,7 +13,8 @@ and the change (`carried_by`); `bench/strength.py table` then plays only the res
 
 Before writing anything it plays `--check` of those games again under today's engine (spread
 over the rows, the same games every run) and refuses to carry anything unless each one gives
-the recorded win share.
+the recorded win share. `--verify` plays `--check` of the games already carried again, and
+carries nothing.
 """
 from __future__ import annotations
 
@@ -77,17 +79,33 @@ def carried_lines(change: Change, old: str, path: str) -> List[dict]:
 
 
 def sample_for_check(lines: List[dict], n: int) -> List[dict]:
-    """n of `lines`, spread over the rows (round robin over (players, focus, others), the
-    lowest k first): the same games every run."""
+    """n of `lines`, spread over the rows and their outcomes (round robin over (players,
+    focus, others, share), the lowest k first): the same games every run."""
     rows: Dict[tuple, List[dict]] = {}
     for line in sorted(lines, key=lambda l: l["k"]):
-        rows.setdefault((line["players"], line["focus"], line["others"]), []).append(line)
+        rows.setdefault((line["players"], line["focus"], line["others"], line["share"]),
+                        []).append(line)
     picked: List[dict] = []
     while len(picked) < n and any(rows.values()):
         for key in sorted(rows):
             if rows[key] and len(picked) < n:
                 picked.append(rows[key].pop(0))
     return picked
+
+
+def replays_agree(check: List[dict], jobs: int) -> bool:
+    """Play the games of `check` again under today's engine: does each give its recorded win
+    share? Each is printed as it ends."""
+    with Pool(max(1, jobs)) as pool:
+        for job, share, secs in pool.imap(timed_play, [job_of(l) for l in check]):
+            recorded = next(l["share"] for l in check if job_of(l) == job)
+            print(f"  checked {job}: {share:.3f}, recorded {recorded:.3f} ({secs:.0f} s CPU)",
+                  file=sys.stderr, flush=True)
+            if share != recorded:
+                print(f"carry_record.py: error: game {job} gives {share} today, recorded "
+                      f"{recorded}: the change touched it", file=sys.stderr)
+                return False
+    return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,26 +117,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="games to play again before carrying (default 4)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--record", default=DEFAULT_RECORD)
+    ap.add_argument("--verify", action="store_true",
+                    help="carry nothing: play --check of the games already carried again")
     args = ap.parse_args(argv)
     change = CHANGES[args.change]
     new = fingerprint(change.game)
     if new == args.old:
         ap.error(f"--from {args.old} is today's fingerprint: there is nothing to carry")
+    if args.verify:
+        carried = [l for l in carried_lines(change, new, args.record)
+                   if l.get("carried_from") == args.old and l.get("carried_by") == args.change]
+        return 0 if replays_agree(sample_for_check(carried, args.check), args.jobs) else 1
     done = load_record(args.record)
     todo = [l for l in carried_lines(change, args.old, args.record)
             if record_key(new, job_of(l)) not in done]
     print(f"{len(todo)} games of {change.game} to carry from {args.old} to {new}",
           file=sys.stderr)
-    check = sample_for_check(todo, args.check)
-    with Pool(max(1, args.jobs)) as pool:
-        for job, share, secs in pool.imap(timed_play, [job_of(l) for l in check]):
-            recorded = next(l["share"] for l in check if job_of(l) == job)
-            print(f"  checked {job}: {share:.3f}, recorded {recorded:.3f} ({secs:.0f} s CPU)",
-                  file=sys.stderr, flush=True)
-            if share != recorded:
-                print(f"carry_record.py: error: game {job} gives {share} today, recorded "
-                      f"{recorded}: the change touched it; nothing carried", file=sys.stderr)
-                return 1
+    if not replays_agree(sample_for_check(todo, args.check), args.jobs):
+        print("carry_record.py: nothing carried", file=sys.stderr)
+        return 1
     commit, date = head_commit(), time.strftime("%Y-%m-%d")
     for line in todo:                        # its own commit and date stay: when it was played
         append_line(args.record, dict(line, fingerprint=new, carried_from=args.old,

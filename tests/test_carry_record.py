@@ -1,0 +1,63 @@
+"""bench/carry_record.py carries recorded strength games over a change of play only for the
+deals the change cannot touch, and only after games played again give their recorded
+results."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CARRY = ROOT / "bench" / "carry_record.py"
+sys.path.insert(0, str(ROOT / "bench"))
+
+from carry_record import CHANGES  # noqa: E402
+from strength import DEAL_BASE, fingerprint, play_one  # noqa: E402
+from engine.registry import new_game  # noqa: E402
+
+OLD = "0" * 16
+FOCUS, OTHERS = "ismcts:iterations=20", "heuristic"
+
+
+def line(k: int, share: float) -> dict:
+    return dict(fingerprint=OLD, game="khan", players=2, focus=FOCUS, others=OTHERS, k=k,
+                share=share, cpu_seconds=0.1, commit="test", date="2026-12-04")
+
+
+def touched(k: int) -> bool:
+    return not CHANGES["khan-known-top"].untouched(new_game("khan", 2, DEAL_BASE + k // 2))
+
+
+def carry(record: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(CARRY), "khan-known-top", "--from", OLD,
+                           "--jobs", "1", "--record", str(record), *extra],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+def test_only_untouched_deals_are_carried_after_a_check(tmp_path):
+    ks = [k for k in range(40) if touched(k)][:1] + [k for k in range(40) if not touched(k)][:3]
+    assert len(ks) == 4 and touched(ks[0])
+    record = tmp_path / "strength.jsonl"
+    record.write_text("".join(json.dumps(line(k, play_one(("khan", 2, FOCUS, OTHERS, k))))
+                              + "\n" for k in ks))
+    r = carry(record, "--check", "2")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("checked ") == 2
+    new = [json.loads(t) for t in record.read_text().splitlines()][4:]
+    assert sorted(l["k"] for l in new) == sorted(ks[1:])          # the touched deal stays out
+    assert all(l["fingerprint"] == fingerprint("khan") and l["carried_from"] == OLD
+               and l["carried_by"] == "khan-known-top" and l["commit"] == "test" for l in new)
+    assert carry(record, "--verify", "--check", "3").returncode == 0
+    again = carry(record, "--check", "0")
+    assert again.returncode == 0 and "0 games of khan to carry" in again.stderr
+    assert len(record.read_text().splitlines()) == 7                # nothing carried twice
+
+
+def test_a_game_that_plays_otherwise_today_stops_the_carry(tmp_path):
+    k = next(k for k in range(40) if not touched(k))
+    share = play_one(("khan", 2, FOCUS, OTHERS, k))
+    record = tmp_path / "strength.jsonl"
+    wrong = 0.25 if share != 0.25 else 0.75                         # not what it gives
+    record.write_text(json.dumps(line(k, wrong)) + "\n")
+    r = carry(record, "--check", "1")
+    assert r.returncode == 1 and "the change touched it" in r.stderr
+    assert len(record.read_text().splitlines()) == 1
