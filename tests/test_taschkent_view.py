@@ -392,7 +392,7 @@ def test_caravan_games_lists_the_options():
     r = caravan("games")
     assert r.returncode == 0
     line = next(x for x in r.stdout.splitlines() if x.startswith("taschkent"))
-    assert "goods" in r.stdout and "neutral_region" in r.stdout, line
+    assert "--goods:" in r.stdout and "--neutral-region:" in r.stdout, line   # flags as typed
 
 
 def test_caravan_match_takes_the_options_and_refuses_bad_ones_with_one_line():
