@@ -31,8 +31,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine.registry import new_game  # noqa: E402
-from strength import (DEAL_BASE, DEFAULT_RECORD, Job, append_line,  # noqa: E402
-                      fingerprint, head_commit, load_record, record_key, timed_play)
+from strength import (DEAL_BASE, DEFAULT_RECORD, JOBS, Job, append_line,  # noqa: E402
+                      fingerprint, head_commit, load_record, non_negative_int, record_key,
+                      timed_play)
 
 
 @dataclass(frozen=True)
@@ -113,9 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("change", choices=sorted(CHANGES))
     ap.add_argument("--from", dest="old", required=True,
                     help="the fingerprint the games were recorded under")
-    ap.add_argument("--check", type=int, default=4,
+    ap.add_argument("--check", type=non_negative_int, default=4,
                     help="games to play again before carrying (default 4)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--jobs", type=JOBS, default=os.cpu_count() or 1)
     ap.add_argument("--record", default=DEFAULT_RECORD)
     ap.add_argument("--verify", action="store_true",
                     help="carry nothing: play --check of the games already carried again")

@@ -61,3 +61,11 @@ def test_a_game_that_plays_otherwise_today_stops_the_carry(tmp_path):
     r = carry(record, "--check", "1")
     assert r.returncode == 1 and "the change touched it" in r.stderr
     assert len(record.read_text().splitlines()) == 1
+
+
+def test_a_negative_check_or_no_jobs_is_a_usage_error(tmp_path):
+    for extra in (["--check", "-1"], ["--jobs", "0"]):
+        r = carry(tmp_path / "strength.jsonl", *extra)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip().splitlines()[-1].startswith("carry_record.py: error: argument")
+        assert not (tmp_path / "strength.jsonl").exists()
