@@ -27,7 +27,7 @@ from libc.math cimport log, sqrt, fabs, tanh
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cext.core cimport (GameCore, StateHead, MAX_MOVES, MAX_PLAYERS, MAX_PLAYOUT_MOVES,
                         TRACK_OFF, TRACK_KEYS, TRACK_ALL, seed_from_python)
-from cext.rng cimport Rng, rng_seed, rng_below, rng_unit, mix64
+from cext.rng cimport Rng, rng_seed, rng_below, mix64
 from cext.infohash cimport KEY_SO, KEY_MO, KEY_FULL
 from cext.core import check_int
 
@@ -322,15 +322,6 @@ cdef inline bint same_moves(Edge* E, int* moves, int n) noexcept nogil:
     return True
 
 
-# Smooth UCT (Heinrich and Silver, "Smooth UCT Search in Computer Poker", IJCAI 2015): at a
-# node of N visits whose legal moves are all tried, UCB picks with probability
-# max(GAMMA, ETA / (1 + D sqrt(N))); otherwise the move is drawn in proportion to the visits
-# the legal moves have had, the node's average policy so far. The paper's constants.
-cdef double SMOOTH_ETA = 0.9
-cdef double SMOOTH_GAMMA = 0.1
-cdef double SMOOTH_D = 0.002
-
-
 cdef struct Tally:                # select's pass over the legal moves, so far
     int untried                   # legal moves without a visited statistic
     int pick                      # the untried one drawn (reservoir sampling)
@@ -383,16 +374,15 @@ cdef class Tree:
 
     Tree(root, player, seed, c=0.7, mode="so", max_nodes=200000, track_scores=True,
     resample=True, score_weight=0.0, policy_playouts=True, prior_weight=0.0,
-    policy_prior=False, opponent_policy=False, smooth=False): `player` must be to move at
-    `root`; `c` the UCB constant; `mode`
+    policy_prior=False, opponent_policy=False): `player` must be to move at `root`; `c` the UCB constant; `mode`
     the keying (so, mo, full); `max_nodes` the node cap; `track_scores` keeps the root's
     score and win sums; `resample` determinizes every iteration; `score_weight` the share of
     the squashed score margin in the reward; `policy_playouts` plays out with the game's
     policy (else uniformly at random); `prior_weight` > 0 turns on progressive bias, from
     set_root_prior at the root and, with `policy_prior`, from the playout policy elsewhere;
     `opponent_policy` makes the other players move by the playout policy inside the tree as
-    well (an opponent model: only the searcher's decisions become nodes); `smooth` selects
-    by Smooth UCT (see select). search.ismcts.new_tree makes one from a SearchConfig.
+    well (an opponent model: only the searcher's decisions become nodes).
+    search.ismcts.new_tree makes one from a SearchConfig.
     """
     cdef GameCore root
     cdef GameCore scratch
@@ -440,7 +430,6 @@ cdef class Tree:
     cdef readonly double prior_weight         # progressive bias: w x prior / (visits + 1)
     cdef readonly bint policy_prior           # the prior of every node: the playout policy
     cdef readonly bint opponent_policy        # the others play the playout policy in the tree too
-    cdef readonly bint smooth                 # Smooth UCT: sometimes follow the visit shares
     cdef bint has_root_prior                  # the root's prior given (set_root_prior)
     cdef double root_prior[MAX_MOVES]         # by root move index
     cdef double move_prior[MAX_MOVES]         # select_biased: each legal move's prior
@@ -455,7 +444,7 @@ cdef class Tree:
     def __init__(self, GameCore root not None, int player, seed, double c=0.7, str mode not None="so",
                  int max_nodes=200000, bint track_scores=True, bint resample=True,
                  double score_weight=0.0, bint policy_playouts=True, double prior_weight=0.0,
-                 bint policy_prior=False, bint opponent_policy=False, bint smooth=False):
+                 bint policy_prior=False, bint opponent_policy=False):
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")
         if root.current() != player:
@@ -482,9 +471,6 @@ cdef class Tree:
         self.prior_weight = prior_weight
         self.policy_prior = policy_prior
         self.opponent_policy = opponent_policy
-        if smooth and prior_weight > 0.0:
-            raise ValueError("Smooth UCT and progressive bias do not combine: choose one")
-        self.smooth = smooth
         self.margin_abs_sum = 0.0
         self.c = c
         seed_from_python(&self.rng, seed)
@@ -727,31 +713,7 @@ cdef class Tree:
                 k = merge_find(E, ne, &j, moves[i])
                 at[i] = k
                 tally_move(&t, E, k, i, c, &self.rng)
-        if t.untried == 0 and self.smooth and not self.follows_ucb(nd.visits):
-            return self.take_choice(ni, moves, self.average_pick(E, n))
         return self.take_choice(ni, moves, t.pick if t.untried else t.best_i)
-
-    @cython.final
-    cdef inline bint follows_ucb(self, uint32_t node_visits) noexcept:
-        """Smooth UCT's draw: whether this visit picks by UCB (else by the visit shares)."""
-        cdef double eta = SMOOTH_ETA / (1.0 + SMOOTH_D * sqrt_nonneg(<double>node_visits))
-        return rng_unit(&self.rng) < (eta if eta > SMOOTH_GAMMA else SMOOTH_GAMMA)
-
-    @cython.final
-    cdef int average_pick(self, Edge* E, int n) noexcept:
-        """The index of a legal move drawn in proportion to its visits (every one of the n
-        legal moves tried: its edge in self.edge_at)."""
-        cdef int* at = self.edge_at
-        cdef double total = 0.0, r
-        cdef int i
-        for i in range(n):
-            total += E[at[i]].visits
-        r = rng_unit(&self.rng) * total
-        for i in range(n - 1):
-            r -= E[at[i]].visits
-            if r < 0.0:
-                return i
-        return n - 1
 
     @cython.final
     cdef inline int take_choice(self, int ni, int* moves, int chosen_i) noexcept:

@@ -17,8 +17,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 from cext.core import GameCore
 from engine.validation import quoted
 from search.config import (DEFAULT_SECONDS, MAX_C, MAX_ITERATIONS, MAX_SECONDS, MAX_SKILL,
-                           MAX_WORKERS, OPPONENTS, PLAYOUTS, SELECTIONS, Budget, SearchConfig,
-                           check_skill, game_config, reproducible_budget, skill_budget)
+                           MAX_WORKERS, OPPONENTS, PLAYOUTS, Budget, SearchConfig, check_skill,
+                           game_config, reproducible_budget, skill_budget)
 from search.ismcts import search, skill_move
 from search.parallel import SearchSession, search_with_workers
 
@@ -565,8 +565,6 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
     "opponents": _Option(str, lambda v: v in OPPONENTS,
                          "search or policy (the others in the tree search too, or play the "
                          "game's playout policy)"),
-    "selection": _Option(str, lambda v: v in SELECTIONS,
-                         "ucb or smooth (the move of highest UCB value, or Smooth UCT)"),
     "reuse": _Option(_yes_no, lambda v: isinstance(v, bool),
                      "yes or no (keep the search tree from one decision to the next)"),
     "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= MAX_WORKERS,

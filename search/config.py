@@ -41,7 +41,6 @@ DEFAULT_SCORE_WEIGHT = 0.5
 MODES = ("so", "mo", "full")
 PLAYOUTS = ("policy", "random")
 OPPONENTS = ("search", "policy")
-SELECTIONS = ("ucb", "smooth")
 MOST_NODES = 50_000_000
 # The longest search any front door accepts: a day of wall time, a billion iterations (about
 # three hours of the fastest game on one core). A budget above them is a typo or a disguised
@@ -126,17 +125,7 @@ class SearchConfig:
     nodes and its budget goes to its own choices against opponents that play by the policy's
     habits."""
 
-    selection: str = "ucb"
-    """How a node picks among moves it has all tried. ``"ucb"``: the move of highest UCB
-    value. ``"smooth"``: Smooth UCT (Heinrich and Silver, 2015): UCB picks with a probability
-    that falls from 0.9 to 0.1 as the node's visits grow, and otherwise the move is drawn in
-    proportion to its visits so far (the node's average policy), which in imperfect-
-    information games brings the players' choices in the tree closer to an equilibrium."""
-
     def __post_init__(self) -> None:
-        if self.selection not in SELECTIONS:
-            raise ValueError(f"unknown selection {quoted(self.selection)}: use 'ucb' or "
-                             "'smooth'")
         if self.opponents not in OPPONENTS:
             raise ValueError(f"unknown opponents {quoted(self.opponents)}: use 'search' or "
                              "'policy'")

@@ -144,8 +144,7 @@ def new_tree(state: GameCore, player: int, config: SearchConfig, seed: int) -> T
     the one place a Tree is made."""
     return Tree(state, player, seed, config.c, config.mode, config.max_nodes, True,
                 config.determinize, config.score_weight, config.playout == "policy",
-                opponent_policy=config.opponents == "policy",
-                smooth=config.selection == "smooth")
+                opponent_policy=config.opponents == "policy")
 
 
 def check_search(state: GameCore, budget: Budget, player: Optional[int],
