@@ -321,11 +321,13 @@ def merge_answers(state: GameCore, player: int, answers: List[dict], failed: Lis
                   workers: int, elapsed: float, merge: str,
                   only: Optional[List[int]] = None) -> ParallelResult:
     """Sum the workers' root statistics (or count their votes) into one result (`only`: the
-    root moves searched, when restricted)."""
+    root moves searched, when restricted). The answers are taken in worker order, not in the
+    order they came in, so the sums and the line kept on equal visits are the same in every
+    run."""
     totals: Dict[int, List[float]] = {}
     votes: Dict[int, int] = {}
     lines: Dict[int, tuple] = {}          # move: (visits, line) of the worker that saw it most
-    for ans in answers:
+    for ans in sorted(answers, key=lambda a: a["worker"]):
         for move, seen in ans.get("lines", {}).items():
             if move not in lines or seen[0] > lines[move][0]:
                 lines[move] = seen

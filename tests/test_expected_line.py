@@ -2,6 +2,8 @@
 what the search thinks comes next, seat by seat, from the searching seat's information only."""
 import contextlib
 import io
+import itertools
+import json
 
 import pytest
 
@@ -10,8 +12,8 @@ from engine.registry import GAMES, new_game
 from game_support import advance
 from search.ismcts import (LINE_LEAST_VISITS, LINE_MOST, LINE_MOVES, LineStep, MoveStats,
                            imagined_worlds, new_tree, play_forced_moves, search)
-from search.config import game_config
-from search.parallel import merge_answers
+from search.config import Budget, game_config
+from search.parallel import _Worker, merge_answers
 from search.suggest import line_text, suggest
 
 # (game, players, random moves from the deal): positions with hidden parts for the searcher
@@ -127,6 +129,22 @@ def test_the_merged_line_is_the_one_of_the_worker_that_visited_the_move_most():
                            "sum")
     assert merged.stats[0].move == a and merged.stats[0].line == (step,)
     assert merged.stats[1].line == ()
+
+
+def test_workers_merge_the_same_whatever_order_their_answers_come_in():
+    """Ray hands the answers over as they finish: the merge must not depend on that order
+    (equal visits kept the first line; floats summed in another order differ in the last
+    bit)."""
+    g = advance(new_game("taschkent", 3, 5), 9, seed=3)
+    config = game_config("taschkent", 3)
+    answers = [_Worker(i).search(g, g.to_move, Budget(300), config, 9 * 1_000_003 + i, 1, None,
+                                 True, None) for i in range(4)]
+    tables = {json.dumps([(s.move, s.visits, s.mean_reward, s.win_probability,
+                           s.expected_score, [step.text for step in s.line])
+                          for s in merge_answers(g, g.to_move, list(order), [], 4, 0.0,
+                                                 "sum").stats])
+              for order in itertools.permutations(answers)}
+    assert len(tables) == 1
 
 
 def test_suggest_and_caravan_hint_give_the_line():
