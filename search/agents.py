@@ -17,8 +17,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 from cext.core import GameCore
 from engine.validation import quoted
 from search.config import (DEFAULT_SECONDS, MAX_C, MAX_ITERATIONS, MAX_SECONDS, MAX_SKILL,
-                           MAX_WORKERS, OPPONENTS, PLAYOUTS, Budget, SearchConfig, check_skill,
-                           game_config, reproducible_budget, skill_budget)
+                           MAX_WORKERS, OPPONENTS, PLAYOUTS, SEED_SPACE, Budget, SearchConfig,
+                           check_skill, game_config, reproducible_budget, skill_budget)
 from search.ismcts import search, skill_move
 from search.parallel import SearchSession, search_with_workers
 
@@ -46,7 +46,7 @@ class RandomAgent(Agent):
     name = "random"
 
     def __init__(self, seed: int = 0) -> None:
-        self.rng = _random.Random(seed)
+        self.rng = _random.Random(seed % SEED_SPACE)
 
     def choose(self, state: GameCore) -> int:
         return self.rng.choice(state.legal_moves())
@@ -59,7 +59,7 @@ class HeuristicAgent(Agent):
     name = "heuristic"
 
     def __init__(self, seed: int = 0) -> None:
-        self.rng = _random.Random(seed)
+        self.rng = _random.Random(seed % SEED_SPACE)
 
     def choose(self, state: GameCore) -> int:
         from search.heuristics import heuristic_for
@@ -456,6 +456,8 @@ class CmdAgent(Agent):
     def _handshake(self) -> None:
         self.engine.send("uci")
         self.engine.expect("uciok", self.timeout)
+        # the protocol's Seed is a spin of at most 2**63 - 1, as UCI front ends keep them in
+        # signed 64-bit integers: an external engine gets the seat's seed folded to 63 bits
         self.engine.send(f"setoption name Seed value {self.seed % (2**63)}")
         self.ready = True
 

@@ -21,6 +21,7 @@ from engine.outputs import OutputError
 from engine.registry import game_info, new_game
 from engine.validation import quoted
 from search.agents import Agent, close_agents, parse_agent
+from search.config import SEED_SPACE
 from search.extras import require
 from search.match import play_game
 from search.stats import EloEstimate, Sprt, elo_estimate, mean, wilson
@@ -52,7 +53,7 @@ class GameTask:
     seats: tuple
 
     def agent_seed(self, arena_seed: int, seat: int) -> int:
-        return (arena_seed * 1_000_003 + self.number * 7_919 + seat * 104_729 + 1) % (2 ** 63)
+        return (arena_seed * 1_000_003 + self.number * 7_919 + seat * 104_729 + 1) % SEED_SPACE
 
 
 # The most games one match plays: weeks of play at the default budget. A larger count is a
@@ -84,7 +85,7 @@ def plan(n_agents: int, players: int, games: int, seed: int, duplicate: bool = T
 
 
 def deal_seed(arena_seed: int, deal: int) -> int:
-    return (arena_seed * 1_000_033 + deal * 2_654_435_761) % (2 ** 63)
+    return (arena_seed * 1_000_033 + deal * 2_654_435_761) % SEED_SPACE
 
 
 def play_task(game: str, players: int, specs: Sequence[str], task: GameTask, arena_seed: int,

@@ -17,7 +17,8 @@ from typing import Callable, Collection, Dict, List, NamedTuple, Optional, Seque
 from cext.core import GameCore
 from cext.ismcts import Tree
 from engine.validation import quoted
-from search.config import Budget, SearchConfig, check_seed, from_keywords, skill_temperature
+from search.config import (SEED_SPACE, Budget, SearchConfig, check_seed, from_keywords,
+                           skill_temperature)
 
 # progress(iterations, nodes, seconds): how far a running search has come
 Progress = Callable[[int, int, float], None]
@@ -102,7 +103,7 @@ def skill_move(result: SearchResult, skill: int, seed: int) -> int:
         return result.move
     most = max(s.visits for s in tried)
     weights = [math.exp((math.log(s.visits) - math.log(most)) / temperature) for s in tried]
-    return random.Random(seed).choices(tried, weights)[0].move
+    return random.Random(seed % SEED_SPACE).choices(tried, weights)[0].move
 
 
 def root_moves_of(state: GameCore, searchmoves: Optional[Sequence[Union[int, str]]]

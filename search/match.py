@@ -9,6 +9,7 @@ from cext.core import GameCore
 from engine.registry import game_info, new_game
 from engine.validation import check_schema
 from search.agents import Agent, AgentFailure
+from search.config import SEED_SPACE
 
 RECORD_SCHEMA = "record"    # docs/views/record.schema.json
 
@@ -134,7 +135,7 @@ def _check_outcome(value: dict, record: GameRecord, state: GameCore) -> None:
 
 def agent_seed(match_seed: int, seat: int) -> int:
     """The seed of the agent in `seat`: distinct per seat, fixed by the match seed."""
-    return (match_seed * 7919 + seat * 104729 + 17) % (2**63)
+    return (match_seed * 7919 + seat * 104729 + 17) % SEED_SPACE
 
 
 def play_game(game: str, agents: Sequence[Agent], seed: int, players: Optional[int] = None,

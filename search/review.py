@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from cext.core import GameCore
-from search.config import (DEFAULT_BUDGET, Budget, SearchConfig, check_seed, check_workers,
-                           from_keywords)
+from search.config import (DEFAULT_BUDGET, SEED_SPACE, Budget, SearchConfig, check_seed,
+                           check_workers, from_keywords)
 from search.ismcts import LineStep, MoveStats, SearchResult
 from search.match import GameRecord, record_from_json, replay
 from search.parallel import search_with_workers
@@ -133,7 +133,7 @@ class Review:
 
 def decision_seed(seed: int, ply: int) -> int:
     """The search seed of the decision at `ply`: distinct per decision, fixed by `seed`."""
-    return (seed * 1_000_003 + ply * 7_919) % (2 ** 63)
+    return (seed * 1_000_003 + ply * 7_919) % SEED_SPACE
 
 
 def review_game(record: Union[GameRecord, dict], budget: Union[Budget, int, float, None] = None,
