@@ -257,6 +257,31 @@ def local_runner(game: str, players: int, specs: Sequence[str], seed: int,
     return run
 
 
+class InPlanOrder:
+    """A runner's records put back in the plan's order: parallel runners hand games over as
+    they finish, and the tally, the ratings, the SPRT's stopping point and games.jsonl must
+    not depend on which finished first (a match replays exactly, on Ray as in one process)."""
+
+    def __init__(self) -> None:
+        self.waiting: Dict[int, dict] = {}
+        self.upcoming = 0
+
+    def add(self, record: dict) -> List[dict]:
+        """The records that can be counted now that `record` has finished, in plan order."""
+        self.waiting[record["number"]] = record
+        ready = []
+        while self.upcoming in self.waiting:
+            ready.append(self.waiting.pop(self.upcoming))
+            self.upcoming += 1
+        return ready
+
+    def rest(self) -> List[dict]:
+        """The finished records still waiting for an earlier one (a match cut short)."""
+        left = [self.waiting[n] for n in sorted(self.waiting)]
+        self.waiting.clear()
+        return left
+
+
 def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: int = 0, *,
               duplicate: bool = True, sprt: Optional[Sprt] = None, options: Optional[dict] = None,
               out_dir: Optional[str] = None, progress: Optional[Callable[[Tally, int], None]] = None,
@@ -281,20 +306,30 @@ def run_arena(game: str, players: int, specs: Sequence[str], games: int, seed: i
     result = ArenaResult(info.name, players, list(specs), len(tasks), tally)
     records_file = open_records(out_dir) if out_dir is not None else None
     run = runner or local_runner(info.name, players, specs, seed, options)
+    ordered = InPlanOrder()
     t0 = time.perf_counter()
+
+    def fold(record: dict) -> bool:
+        """Count one game; whether the SPRT has decided."""
+        tally.add(record)
+        if records_file:
+            write_record_line(records_file, record)
+        if progress:
+            progress(tally, len(tasks))
+        if sprt is not None:
+            result.sprt = sprt_state(sprt, tally.wdl)
+            return result.sprt["decision"] is not None
+        return False
+
     try:
-        for record in run(tasks):
-            tally.add(record)
-            if records_file:
-                write_record_line(records_file, record)
-            if progress:
-                progress(tally, len(tasks))
-            if sprt is not None:
-                result.sprt = sprt_state(sprt, tally.wdl)
-                if result.sprt["decision"] is not None:
-                    break
+        for finished in run(tasks):
+            if any(fold(record) for record in ordered.add(finished)):
+                break
     except KeyboardInterrupt:
         result.interrupted = True
+        for record in ordered.rest():    # played already: counted, if out of order
+            if fold(record):
+                break
     finally:
         close = getattr(run, "close", None)
         if close:

@@ -10,8 +10,9 @@ from collections import Counter
 
 import pytest
 
-from search.arena import (ArenaProgress, Tally, agent_labels, budget_scale, format_summary,
-                          lineups, parse_ladder, plan, plot_ladder, run_arena)
+from search.arena import (ArenaProgress, InPlanOrder, Tally, agent_labels, budget_scale,
+                          format_summary, lineups, parse_ladder, plan, play_task, plot_ladder,
+                          run_arena)
 from search.stats import Sprt
 
 
@@ -95,6 +96,45 @@ def test_sprt_stops_the_match_when_decided():
     result = run_arena("khiva", 2, ["heuristic", "random"], 400, seed=1, sprt=Sprt(-200, -100))
     assert result.sprt["decision"] == "H1"
     assert result.summary()["games"] < 400
+
+
+def shuffled_runner(specs, seed, window=4):
+    """A runner that hands games over out of order, as Ray does: of every `window` games in
+    flight, the last finishes first."""
+    def run(tasks):
+        for start in range(0, len(tasks), window):
+            for task in reversed(tasks[start:start + window]):
+                yield play_task("khan", 2, specs, task, seed)
+    return run
+
+
+def summary_of(result):
+    return {k: v for k, v in result.summary().items() if k != "seconds"}
+
+
+def test_games_finishing_out_of_order_are_counted_in_plan_order(tmp_path):
+    """The tally, the ratings, games.jsonl and the SPRT's stopping point are those of a
+    local run, whatever order a parallel runner hands the games over in."""
+    specs = ["heuristic", "random"]
+    runs = {}
+    for name, runner in (("local", None), ("shuffled", shuffled_runner(specs, 1))):
+        out = tmp_path / name
+        result = run_arena("khan", 2, specs, 40, seed=1, sprt=Sprt(0, 150), out_dir=str(out),
+                           runner=runner)
+        lines = [json.loads(l) for l in (out / "games.jsonl").read_text().splitlines()]
+        runs[name] = (summary_of(result), [(r["number"], r["moves"]) for r in lines])
+    assert runs["local"] == runs["shuffled"]
+    numbers = [n for n, _ in runs["local"][1]]
+    assert numbers == list(range(len(numbers))) and len(numbers) < 40   # the SPRT stopped it
+
+
+def test_in_plan_order_holds_a_game_back_until_the_earlier_ones_are_in():
+    order = InPlanOrder()
+    assert order.add({"number": 2}) == [] and order.add({"number": 1}) == []
+    assert [r["number"] for r in order.add({"number": 0})] == [0, 1, 2]
+    assert order.add({"number": 5}) == [] and order.add({"number": 4}) == []
+    assert [r["number"] for r in order.rest()] == [4, 5]      # cut short: counted all the same
+    assert order.rest() == []
 
 
 def test_ladder_parsing():
