@@ -376,17 +376,21 @@ def stop_process(proc: "subprocess.Popen", outbox: "queue.Queue[Optional[str]]",
     `quit` and end of input first; if it is still running after `grace` seconds, SIGTERM to
     its process group; after another `grace`, SIGKILL. What the engine started and left
     behind in its group is killed while the engine is still unreaped, so that the group id
-    cannot have been reused by then; last, the engine is reaped.
+    cannot have been reused by then; last, the engine is reaped. Interrupted while it waits
+    (Ctrl-C), it kills the group at once and reaps the engine before the interrupt goes on:
+    the finalizer that calls it runs once, so nothing would try again.
     """
     outbox.put("quit")
     outbox.put(None)
-    for signal_number in (None, signal.SIGTERM, signal.SIGKILL):
-        if signal_number is not None:
-            _signal_group(proc, signal_number)
-        if exit_status(proc, grace) is not None:
-            break
-    _signal_group(proc, signal.SIGKILL)        # helpers the engine left behind
-    proc.wait()
+    try:
+        for signal_number in (None, signal.SIGTERM, signal.SIGKILL):
+            if signal_number is not None:
+                _signal_group(proc, signal_number)
+            if exit_status(proc, grace) is not None:
+                break
+    finally:
+        _signal_group(proc, signal.SIGKILL)    # helpers the engine left behind
+        proc.wait()
 
 
 def exit_status(proc: "subprocess.Popen", seconds: float) -> Optional[str]:
@@ -514,11 +518,18 @@ def program_argv(program: str) -> List[str]:
 
 
 def close_agents(agents: Sequence[Agent]) -> None:
-    """Close every agent that holds a process (cmd engines); the others need nothing."""
+    """Close every agent that holds a process (cmd engines); the others need nothing. A
+    Ctrl-C during one close still lets the others close, then goes on."""
+    interrupt: Optional[KeyboardInterrupt] = None
     for agent in agents:
         close = getattr(agent, "close", None)
         if close is not None:
-            close()
+            try:
+                close()
+            except KeyboardInterrupt as e:
+                interrupt = e
+    if interrupt is not None:
+        raise interrupt
 
 
 @dataclass

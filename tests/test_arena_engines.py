@@ -5,6 +5,7 @@ its game is over (no zombie of ours, nothing left running).
 The misbehaving engines are tiny Python scripts written here and started with
 sys.executable: nothing on PATH is assumed.
 """
+import _thread
 import json
 import os
 import shlex
@@ -12,12 +13,13 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 
 import pytest
 
 from engine.registry import new_game
-from search.agents import AgentFailure, CmdAgent, RandomAgent, parse_agent
+from search.agents import AgentFailure, CmdAgent, RandomAgent, close_agents, parse_agent
 from search.arena import format_summary, run_arena
 from search.match import play_game, record_from_json
 
@@ -198,6 +200,20 @@ def test_an_engine_deaf_to_quit_is_killed_with_its_helper_after_the_arena(tmp_pa
     assert result.summary()["games"] == 2
     assert all(r["forfeit"] is None and len(r["moves"]) > 10 for r in result.tally.records)
     assert len(list(pid_dir.iterdir())) == 4          # two games: two engines, two helpers
+    assert_no_process_left(pid_dir)
+
+
+def test_ctrl_c_while_engines_are_closed_still_ends_every_one(tmp_path, pid_dir):
+    """An engine deaf to quit and SIGTERM takes seconds to close; a Ctrl-C then kills it at
+    once (it outlived the arena before), and the next engine is still closed."""
+    spec = parse_agent(deaf_spec(tmp_path, pid_dir))
+    agents = [spec.build(1), spec.build(2)]
+    for agent in agents:
+        agent.choose(new_game("khiva", 2, 1))
+    assert len(list(pid_dir.iterdir())) == 4          # two engines, each with its helper
+    threading.Timer(0.5, _thread.interrupt_main).start()
+    with pytest.raises(KeyboardInterrupt):
+        close_agents(agents)
     assert_no_process_left(pid_dir)
 
 
