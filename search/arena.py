@@ -24,7 +24,7 @@ from search.agents import Agent, close_agents, parse_agent
 from search.config import SEED_SPACE
 from search.extras import require
 from search.match import play_game
-from search.stats import EloEstimate, Sprt, elo_estimate, mean, wilson
+from search.stats import EloEstimate, Sprt, elo_estimate, wilson
 
 
 def lineups(n_agents: int, players: int) -> List[List[int]]:
@@ -116,8 +116,9 @@ class AgentTally:
     name: str
     games: int = 0
     wins: float = 0.0            # win share summed: a shared win counts 1/k
-    scores: List[float] = field(default_factory=list)
-    ranks: List[int] = field(default_factory=list)
+    score_sum: float = 0.0       # final scores summed over its seats (in game order)
+    seats: int = 0               # seats it played
+    rank_sum: int = 0            # its best place summed over its games
     forfeits: Counter = field(default_factory=Counter)     # reason -> games lost by forfeit
     forfeit_examples: Dict[str, str] = field(default_factory=dict)  # reason -> first message
 
@@ -137,8 +138,10 @@ def agent_labels(specs: Sequence[str]) -> List[str]:
 class Tally:
     """Running results of a match: per agent, pairwise (two agents) and openskill ratings.
 
-    Ratings: every game's outcome is rated in the order the games finish, with openskill's
-    Plackett-Luce model; an agent in several seats of one game counts with its best rank.
+    Ratings: every game's outcome is rated in the order of the plan (run_arena puts games
+    that finish early back in it), with openskill's Plackett-Luce model; an agent in several
+    seats of one game counts with its best rank. Only sums are kept, not the games, so a
+    match of a million games needs no more memory than one of ten.
     """
 
     def __init__(self, names: Sequence[str]) -> None:
@@ -148,22 +151,23 @@ class Tally:
         self.model = models.PlackettLuce()
         self.ratings = [self.model.rating(name=n) for n in names]
         self.wdl = [0, 0, 0]          # agent 0 against agent 1, when there are two
-        self.records: List[dict] = []
+        self.games = 0
 
     def add(self, record: dict) -> None:
         """Count one finished game (a record as play_task returns it)."""
-        self.records.append(record)
+        self.games += 1
         seats = record["agent_of_seat"]
         best_rank: Dict[int, int] = {}
         for seat, a in enumerate(seats):
             t = self.agents[a]
-            t.scores.append(record["scores"][seat])
+            t.score_sum += record["scores"][seat]
+            t.seats += 1
             best_rank[a] = min(best_rank.get(a, 10 ** 6), record["ranking"][seat])
         for a, rank in best_rank.items():
             t = self.agents[a]
             t.games += 1
             t.wins += sum(record["rewards"][s] for s, b in enumerate(seats) if b == a)
-            t.ranks.append(rank)
+            t.rank_sum += rank
         self._count_forfeit(record)
         self._rate(best_rank)
         if len(self.names) == 2 and 0 in best_rank and 1 in best_rank:
@@ -202,11 +206,12 @@ class Tally:
             rows.append({
                 "agent": t.name, "games": t.games,
                 "win_share": t.wins / t.games if t.games else 0.0, "win_share_95": [low, high],
-                "mean_score": mean(t.scores), "mean_rank": mean(t.ranks),
+                "mean_score": t.score_sum / t.seats if t.seats else 0.0,
+                "mean_rank": t.rank_sum / t.games if t.games else 0.0,
                 "openskill": {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()},
                 "forfeits": dict(t.forfeits),
             })
-        out = {"games": len(self.records), "agents": rows}
+        out = {"games": self.games, "agents": rows}
         e = self.elo()
         if e is not None:
             out["elo"] = {"agent": self.names[0], "against": self.names[1], **e.as_json()}
@@ -710,7 +715,7 @@ class ArenaProgress:
         self.interactive = is_terminal(self.stream)
 
     def __call__(self, tally: Tally, total: int) -> None:
-        done = len(tally.records)
+        done = tally.games
         self.latest = (done, total, tally.progress_text())
         if self.interactive:
             self._update_bar(done, total, tally.progress_text())

@@ -1,6 +1,7 @@
 """The arena: seating, duplicate deals, records, outputs, SPRT stop and interruption."""
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -86,10 +87,18 @@ def test_elo_as_json_keeps_finite_numbers():
     assert j["elo"] == e.elo and j["elo_95"] == [e.low, e.high] and (j["wins"], j["draws"], j["losses"]) == (5, 2, 3)
 
 
-def test_the_same_seed_replays_the_same_match():
-    a = run_arena("khiva", 3, ["ismcts:iterations=20", "random", "heuristic"], 3, seed=9)
-    b = run_arena("khiva", 3, ["ismcts:iterations=20", "random", "heuristic"], 3, seed=9)
-    assert [r["moves"] for r in a.tally.records] == [r["moves"] for r in b.tally.records]
+def games_of(out_dir):
+    """The records of games.jsonl in `out_dir`."""
+    with open(os.path.join(out_dir, "games.jsonl")) as f:
+        return [json.loads(line) for line in f]
+
+
+def test_the_same_seed_replays_the_same_match(tmp_path):
+    specs = ["ismcts:iterations=20", "random", "heuristic"]
+    run_arena("khiva", 3, specs, 3, seed=9, out_dir=str(tmp_path / "a"))
+    run_arena("khiva", 3, specs, 3, seed=9, out_dir=str(tmp_path / "b"))
+    a, b = games_of(tmp_path / "a"), games_of(tmp_path / "b")
+    assert len(a) == 3 and [r["moves"] for r in a] == [r["moves"] for r in b]
 
 
 def test_sprt_stops_the_match_when_decided():
@@ -126,6 +135,25 @@ def test_games_finishing_out_of_order_are_counted_in_plan_order(tmp_path):
     assert runs["local"] == runs["shuffled"]
     numbers = [n for n, _ in runs["local"][1]]
     assert numbers == list(range(len(numbers))) and len(numbers) < 40   # the SPRT stopped it
+
+
+def test_a_tally_keeps_sums_not_games():
+    """A match of a million games (MAX_GAMES) must not hold them all: 20,000 games of the
+    same record leave the tally's memory where 10 left it (it kept every record, 15 KB a
+    game with its moves, before)."""
+    import tracemalloc
+    record = play_task("khan", 2, ["heuristic", "random"], plan(2, 2, 2, 1)[0], 1)
+    tally = Tally(["heuristic", "random"])
+    for _ in range(10):
+        tally.add(record)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(20_000):
+        tally.add(dict(record))
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert tally.games == 20_010 and tally.summary()["games"] == 20_010
+    assert grown < 100_000, f"the tally grew by {grown:,} bytes over 20,000 games"
 
 
 def test_in_plan_order_holds_a_game_back_until_the_earlier_ones_are_in():
@@ -284,7 +312,7 @@ def test_the_summary_shows_the_ratings_apart():
 
 def fake_tally(done):
     tally = Tally(["a", "b"])
-    tally.records = [{}] * done
+    tally.games = done
     return tally
 
 

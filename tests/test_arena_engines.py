@@ -196,9 +196,12 @@ def test_a_failing_engine_is_an_error_outside_the_arena(tmp_path, pid_dir):
 
 
 def test_an_engine_deaf_to_quit_is_killed_with_its_helper_after_the_arena(tmp_path, pid_dir):
-    result = run_arena("khiva", 2, [deaf_spec(tmp_path, pid_dir), "random"], 2, seed=4)
+    out = tmp_path / "out"
+    result = run_arena("khiva", 2, [deaf_spec(tmp_path, pid_dir), "random"], 2, seed=4,
+                       out_dir=str(out))
     assert result.summary()["games"] == 2
-    assert all(r["forfeit"] is None and len(r["moves"]) > 10 for r in result.tally.records)
+    records = [json.loads(line) for line in (out / "games.jsonl").open()]
+    assert all(r["forfeit"] is None and len(r["moves"]) > 10 for r in records)
     assert len(list(pid_dir.iterdir())) == 4          # two games: two engines, two helpers
     assert_no_process_left(pid_dir)
 

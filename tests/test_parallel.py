@@ -1,4 +1,5 @@
 """Distributed search and arena on a local Ray runtime with 2 CPUs."""
+import json
 import subprocess
 import sys
 import tempfile
@@ -99,18 +100,21 @@ def test_workers_search_only_the_searchmoves_and_send_expected_lines(pool):
         pool.search(g, Budget(600), seed=1, searchmoves=["raid-nowhere"])
 
 
-def test_arena_games_run_as_ray_tasks(pool):
+def test_arena_games_run_as_ray_tasks(pool, tmp_path):
     from search.arena import run_arena
     from search.arena_ray import RayArenaRunner
 
+    def games(out):
+        return [json.loads(line) for line in (tmp_path / out / "games.jsonl").open()]
+
     specs = ["ismcts:iterations=30", "random"]
-    result = run_arena("khiva", 2, specs, 4, seed=2,
+    result = run_arena("khiva", 2, specs, 4, seed=2, out_dir=str(tmp_path / "ray"),
                        runner=RayArenaRunner("khiva", 2, specs, 2, None, workers=2))
-    records = result.tally.records
+    records = games("ray")
     assert [r["number"] for r in records] == [0, 1, 2, 3]         # counted in plan order
-    local = run_arena("khiva", 2, specs, 4, seed=2)
+    local = run_arena("khiva", 2, specs, 4, seed=2, out_dir=str(tmp_path / "local"))
     assert [(r["number"], r["moves"]) for r in records] == \
-        [(r["number"], r["moves"]) for r in local.tally.records]
+        [(r["number"], r["moves"]) for r in games("local")]
     same = {k: v for k, v in result.summary().items() if k != "seconds"}
     assert same == {k: v for k, v in local.summary().items() if k != "seconds"}
 
