@@ -66,3 +66,31 @@ def test_a_time_budget_shorter_than_one_chunk_still_searches():
     state = new_game("khiva", 3, 7)
     result = search(state, Budget(seconds=1e-9), seed=1)
     assert result.iterations > 0 and result.stats
+
+
+def test_a_list_of_thousands_of_wrong_items_is_refused_without_judging_each(monkeypatch):
+    """32,000 empty objects as a view's player_state (96 kB, under the protocol's line limit)
+    took 8 s to refuse: every item was judged before the first error was named. Only the
+    first MOST_SCHEMA_ERRORS errors are weighed now, and the same field is named."""
+    import engine.validation as validation
+    from engine.registry import from_view
+
+    drawn = []
+    real_validator = validation._validator
+
+    def counting_validator(name):
+        real = real_validator(name)
+
+        class Counting:
+            def iter_errors(self, value):
+                for error in real.iter_errors(value):
+                    drawn.append(error)
+                    yield error
+        return Counting()
+
+    view = new_game("khiva", 3, 1).to_json(view=0)
+    view["player_state"] = [{}] * 32_000
+    monkeypatch.setattr(validation, "_validator", counting_validator)
+    with pytest.raises(ViewError, match="player_state"):
+        from_view(view)
+    assert 0 < len(drawn) <= validation.MOST_SCHEMA_ERRORS
