@@ -197,7 +197,9 @@ class PimcAgent(PerfectInformationAgent):
     seat's information, run plain MCTS on each (keys: the whole state), merge the votes.
 
     Each world's most visited move gets one vote; ties are broken by total visits. The
-    budget is shared out among the worlds."""
+    budget is shared out among the worlds; with a time budget, the worlds not begun when it
+    has run out are left out (each world's search costs at least a chunk, so 10,000 worlds
+    in 0.1 s took 3.6 s before)."""
 
     name = "pimc"
 
@@ -214,7 +216,10 @@ class PimcAgent(PerfectInformationAgent):
         per_world = Budget(max(1, budget.iterations // self.worlds)
                            if budget.iterations else 0, budget.seconds / self.worlds)
         base = seed * 1000
+        deadline = _time.monotonic() + budget.seconds
         for w in range(self.worlds):
+            if budget.seconds and w > 0 and _time.monotonic() >= deadline:
+                break
             world = state.determinized(player, base + w)
             r = search(world, per_world, config, seed=base + w)
             votes[r.move] = votes.get(r.move, 0) + 1

@@ -39,6 +39,29 @@ def test_pimc_and_cheat_play_legal_games_and_beat_random():
         assert wins >= 4, agent.describe()
 
 
+def test_pimc_with_a_time_budget_leaves_out_the_worlds_it_has_no_time_for(monkeypatch):
+    """10,000 worlds in 0.01 s: each world's search costs far more than a microsecond, so
+    the worlds searched stop at the deadline (all 10,000 were searched, 36 times the budget,
+    before); an iteration budget still searches every world."""
+    import search.agents as agents
+    from engine.registry import new_game
+
+    searched = []
+    real_search = agents.search
+
+    def counting_search(*args, **kwargs):
+        searched.append(1)
+        return real_search(*args, **kwargs)
+
+    monkeypatch.setattr(agents, "search", counting_search)
+    state = new_game("kilim", 3, 0)
+    assert PimcAgent(seed=1, seconds=0.01, worlds=10_000).choose(state) in state.legal_moves()
+    assert 1 <= len(searched) < 10_000
+    searched.clear()
+    PimcAgent(seed=1, iterations=40, worlds=20).choose(state)
+    assert len(searched) == 20
+
+
 def test_cmd_agent_drives_an_external_engine_through_the_protocol():
     # the project's own engine through the running interpreter: nothing on PATH is assumed
     agent = CmdAgent(f"{shlex.quote(sys.executable)} -m engine.cli uci", seed=3, iterations=200)
