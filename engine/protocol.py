@@ -26,7 +26,7 @@ from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_C, MAX_ITERAT
                            MAX_SECONDS, MAX_SKILL, Budget, SearchConfig, clock_seconds,
                            game_config, reproducible_budget, skill_budget)
 from search.ismcts import root_moves_of, skill_move
-from search.parallel import require_ray, search_with_workers
+from search.parallel import search_with_workers, shared_search
 
 ENGINE_NAME = "Caravan 0.1.0"
 ENGINE_AUTHOR = "the Caravan developers"
@@ -357,9 +357,12 @@ class Engine:
             raise ProtocolError(f"option {option.name} needs a value")
         parsed = option.parse(value)
         if option.name == "Workers" and parsed > 1:
+            # Ray starts here, on the main thread, before the option takes: started inside
+            # the first search's thread it cost that search seconds, printed Ray's warnings
+            # about threads and left Ray's agents running for a minute after quit
             try:
-                require_ray()
-            except RuntimeError as e:
+                shared_search(parsed)
+            except (RuntimeError, ValueError) as e:
                 raise ProtocolError(str(e)) from None
         self.options[option.name.lower()] = parsed
 

@@ -19,6 +19,7 @@ MAX_SESSIONS most recent sessions; close() frees them at once).
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 import socket
@@ -37,6 +38,9 @@ from search.ismcts import (LINE_MOVES, Live, MoveStats, Progress, SearchResult, 
                            check_search, expected_lines, new_tree, root_moves_of, run_tree,
                            search, unmeasured_stats)
 
+# How long a new pool may take until every worker answers: processes start in a few
+# seconds on an idle machine, much later on a loaded one or across a cluster.
+WORKERS_START_SECONDS = 120.0
 MAX_SESSIONS = 8        # kept trees per worker (reuse sessions): the least recent goes first
 
 
@@ -120,8 +124,10 @@ def ensure_ray(workers: int, address: Optional[str] = None):
                 check_ray_address(address)
             ray.init(address=address, log_to_driver=False)
         else:
+            # errors only: Ray's notes on starting (its token, "Started a local Ray
+            # instance") are not the caller's business, and the protocol's stderr is a log
             ray.init(num_cpus=max(workers, os.cpu_count() or 1), include_dashboard=False,
-                     log_to_driver=False)
+                     log_to_driver=False, logging_level=logging.ERROR)
     return ray
 
 
@@ -222,6 +228,17 @@ class ParallelSearch:
         self.lock = threading.Lock()
         self.running: List = []
         self.number = 0                       # searches so far: each worker search is numbered
+        self.wait_until_started()
+
+    def wait_until_started(self) -> None:
+        """Wait until every worker's process answers, so that a pool is ready when made:
+        otherwise the first search paid for starting them (3-5 s of a `go movetime 200`).
+        RuntimeError if they do not within WORKERS_START_SECONDS."""
+        try:
+            self.ray.get([a.pid.remote() for a in self.actors], timeout=WORKERS_START_SECONDS)
+        except Exception as e:
+            raise RuntimeError(f"the {self.workers} search workers did not start within "
+                               f"{WORKERS_START_SECONDS:.0f} s: {e}") from None
 
     def replace_dead(self) -> None:
         for i in sorted(self.dead):

@@ -160,6 +160,7 @@ def test_protocol_with_two_workers():
 
     c = Client()
     c.send("setoption name Workers value 2")
+    assert c.ask("isready", "readyok", timeout=120)[-1] == "readyok"   # Ray has started
     c.send("position khiva players 3 seed 4")
     lines = c.ask("go iterations 2000", "bestmove", timeout=120)
     assert lines[-1].startswith("bestmove play-")
@@ -169,6 +170,8 @@ def test_protocol_with_two_workers():
     time.sleep(1.0)
     assert c.ask("stop", "bestmove", timeout=30)[-1].startswith("bestmove play-")
     assert c.close() == 0
+    # Ray started on the main thread: none of its complaints about being started elsewhere
+    assert b"not the main thread" not in c.proc.stderr.read()
 
 
 def _closed_port() -> int:
