@@ -357,13 +357,15 @@ class EngineProcess:
             raise AgentFailure("timeout", f"engine {self.name!r} did not answer {word!r} "
                                           f"within {seconds:g} s")
         if self.ended.reason == "crash":
-            raise AgentFailure("crash", f"engine {self.name!r} exited ({self._exit_status()}) "
+            raise AgentFailure("crash", f"engine {self.name!r} {self._how_it_ended()} "
                                         f"before answering {word!r}")
         raise AgentFailure(self.ended.reason, self.ended.message)
 
-    def _exit_status(self) -> str:
+    def _how_it_ended(self) -> str:
+        """How an engine whose output ended went: exited with its status, or, still running,
+        closed its output."""
         status = exit_status(self.proc, EXIT_WAIT_SECONDS)
-        return status or "closed its output"
+        return f"exited ({status})" if status else "closed its output"
 
     @property
     def pid(self) -> int:

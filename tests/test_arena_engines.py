@@ -55,6 +55,9 @@ FAKE_ENGINE = textwrap.dedent('''
             elif mode == "flood":
                 while True:                 # one endless line: never a newline
                     say(b"x" * 65536)
+            elif mode == "close-output":    # and runs on
+                os.close(1)
+                time.sleep(60)
             # mode "hang": never answers
         elif word == "quit":
             break
@@ -168,7 +171,7 @@ def test_a_failing_engine_loses_each_game_and_the_arena_goes_on(tmp_path, pid_di
 def test_the_reasons_say_what_happened(tmp_path, pid_dir):
     state = new_game("khiva", 2, 5)
     messages = {}
-    for mode in ("crash", "hang", "illegal", "bad-utf8", "flood"):
+    for mode in ("crash", "close-output", "hang", "illegal", "bad-utf8", "flood"):
         agent = parse_agent(fake_spec(tmp_path, pid_dir, mode)).build(1)
         try:
             with pytest.raises(AgentFailure) as failure:
@@ -177,6 +180,9 @@ def test_the_reasons_say_what_happened(tmp_path, pid_dir):
             agent.close()
         messages[mode] = str(failure.value)
     assert "exited (exit code 3) before answering 'bestmove'" in messages["crash"]
+    # running on with its output closed: it has not exited
+    assert "closed its output before answering 'bestmove'" in messages["close-output"]
+    assert "exited" not in messages["close-output"]
     # timeout=2 plus the move time: the spec gives none, so the protocol's default second
     assert "did not answer" in messages["hang"] and "within 3 s" in messages["hang"]
     assert "'fly-to-the-moon', not a legal move for seat 0" in messages["illegal"]
