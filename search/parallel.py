@@ -237,8 +237,8 @@ class ParallelSearch:
         try:
             self.ray.get([a.pid.remote() for a in self.actors], timeout=WORKERS_START_SECONDS)
         except Exception as e:
-            raise RuntimeError(f"the {self.workers} search workers did not start within "
-                               f"{WORKERS_START_SECONDS:.0f} s: {e}") from None
+            raise RuntimeError(f"the {self.workers} search workers did not start (waited at "
+                               f"most {WORKERS_START_SECONDS:.0f} s): {e}") from None
 
     def replace_dead(self) -> None:
         for i in sorted(self.dead):
