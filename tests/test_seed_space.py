@@ -25,7 +25,8 @@ def test_derived_seeds_of_small_seeds_are_unchanged():
 def test_seeds_half_the_seed_space_apart_derive_different_seeds(seed):
     other = seed + HALF
     assert deal_seed(seed, 4) != deal_seed(other, 4)
-    assert plan(3, 3, 6, seed)[2].agent_seed(seed, 1) != plan(3, 3, 6, other)[2].agent_seed(other, 1)
+    assert plan(3, 3, 6, seed)[2].agent_seed(seed, 1) != \
+        plan(3, 3, 6, other)[2].agent_seed(other, 1)
     assert agent_seed(seed, 1) != agent_seed(other, 1)
     assert decision_seed(seed, 7) != decision_seed(other, 7)
     assert all(0 <= s < 2**64 for s in (deal_seed(other, 4), agent_seed(other, 1),
@@ -48,4 +49,5 @@ def test_an_arena_seed_past_half_the_seed_space_deals_other_games():
     a = plan(2, 2, 4, 5)
     b = plan(2, 2, 4, 5 + HALF)
     assert [t.game_seed for t in a] != [t.game_seed for t in b]
-    assert new_game("khiva", 2, b[0].game_seed).to_json() != new_game("khiva", 2, a[0].game_seed).to_json()
+    assert new_game("khiva", 2, b[0].game_seed).to_json() != \
+        new_game("khiva", 2, a[0].game_seed).to_json()
