@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Tuple
 
 Z95 = 1.959963984540054
 
@@ -138,7 +138,3 @@ class Sprt:
         if value <= low:
             return "H0"
         return None
-
-
-def mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
