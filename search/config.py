@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Optional, Tuple, Union
 
 from cext.core import check_int
+from engine.arguments import SEED_MAX
 from engine.validation import quoted
 
 DEFAULT_C = 0.7
@@ -50,9 +51,10 @@ MAX_ITERATIONS = 1_000_000_000
 # More search workers than any machine or cluster Caravan runs on: a larger count is a typo
 # that would ask Ray for that many processes.
 MAX_WORKERS = 1_024
-# Seeds are 64-bit: a seed, and every seed derived from it (a deal's, a seat's, a
-# decision's), counts modulo this, so no two seeds a caller can give meet by a shorter fold.
-SEED_SPACE = 2**64
+# Seeds are 64-bit (engine.arguments.SEED_MAX): a seed, and every seed derived from it (a
+# deal's, a seat's, a decision's), counts modulo this, so no two seeds a caller can give meet
+# by a shorter fold.
+SEED_SPACE = SEED_MAX + 1
 # Thinking on a clock (the protocol's `go time <ms> [inc <ms>] [movestogo <n>]`): a decision
 # takes an even share of the time left over the decisions still to come (movestogo, else
 # MOVES_TO_GO: then the clock runs down geometrically and is never used up) plus most of the
