@@ -210,7 +210,7 @@ cpdef enum:
     LOG_REFILL = 11          # a: cards added
     LOG_OVER = 12
     LOG_STEAL = 13           # player and a: richer, b: poorer, c: cards taken
-    LOG_END_TRIGGER = 14
+    LOG_END_TRIGGER = 14     # a: the action round it came in
     LOG_LAST_CARD = 15
     LOG_TRACK_HUT = 17       # a: track field given a neutral hut
 
@@ -888,7 +888,7 @@ cdef class TaschkentCore(GameCore):
     cdef void trigger_end(self) noexcept:
         if not self.s.end_triggered:
             self.s.end_triggered = 1
-            note(&self.s, LOG_END_TRIGGER, -1, 0, 0, 0)
+            note(&self.s, LOG_END_TRIGGER, -1, self.s.round, 0, 0)
 
     @cython.final
     cdef void sell(self, int p, int t, int g, int h, int cards, int keep) noexcept:

@@ -1015,6 +1015,19 @@ def test_last_action_card_ends_the_game_and_the_second_round_is_played():
     assert g.is_terminal() and g.trading_rounds == 1
 
 
+@pytest.mark.parametrize("finished_before,over", [(28, False), (29, True)])
+def test_the_game_ends_after_the_30th_trading_round(finished_before, over):
+    """Interpretation (safety; docs/rules/taschkent.md, 9): no end was triggered, yet the
+    30th trading round is the last."""
+    d = fresh()
+    d["trading_rounds"] = finished_before
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")                           # round 4 over: the trading round (no sales)
+    assert g.is_terminal() == over and g.trading_rounds == finished_before + 1
+    assert not state(g)["end_triggered"]
+
+
 def test_last_trading_card_ends_the_game_after_the_trading_round():
     d = trading_position()
     set_display(d, ["silk"])
@@ -1129,6 +1142,16 @@ def test_virtual_player_does_nothing_on_fields_1_and_6():
         d, g = _virtual_to(field, edit)
         s = state(g)
         assert sum(s["virtual_cards"].values()) == 0 and s["action_pile_count"] == 12
+
+
+def test_the_virtual_player_taking_the_last_action_card_triggers_the_end():
+    def edit(d):                                 # one action card left on the pile
+        for c in list(d["action_pile"])[:-1]:
+            d["action_pile"].remove(c)
+            d["played_cards"][c] = d["played_cards"].get(c, 0) + 1
+    d, g = _virtual_to("cards", edit)
+    s = state(g)
+    assert s["action_pile_count"] == 0 and s["end_triggered"] and g.round == 2
 
 
 def test_two_player_end_the_richer_draws_two_cards_and_nobody_is_out():
@@ -1284,6 +1307,33 @@ def test_the_game_over_line_tells_the_count_who_is_out_and_who_wins():
         assert g.narrate(b, 2, m, viewer)[-1] == (
             "  game over: Tugrik counted (an unplayed 3/5 card is 5) P0=6 P1=2 P2=10; out, the "
             "poorest: P1; card points P0=0 P1=6 P2=0; winner P2")
+
+
+@pytest.mark.parametrize("first_round", [True, False])
+def test_the_narration_says_when_the_triggered_end_comes(first_round):
+    """Triggered in action round 1, round 2 is still played (rulebook: 'The second action
+    round takes place definitely'); in round 2 or later, the trading round follows."""
+    d = fresh()
+    give_goods(d, 1, "iron", 10)                  # one iron left on the red camel
+    if not first_round:
+        to_round(d, 2)
+    g = build(d)
+    b, m = g.clone(), g.parse_move("move-iron")
+    g.apply(m)
+    then = ("action round 2, then" if first_round else "this round is finished, then")
+    assert g.narrate(b, 0, m)[-1] == f"  the end is triggered: {then} the last trading round"
+
+
+@pytest.mark.parametrize("left,removes", [(2, "removes another"), (1, "none is left to remove")])
+def test_shortage_narration_says_whether_a_second_good_went(left, removes):
+    d = fresh()
+    give_goods(d, 1, "jade", 11 - left)           # `left` jade on the yellow camel
+    give_action(d, 0, "shortage")
+    g = build(d)
+    b, m = g.clone(), g.parse_move("card-shortage-jade")
+    g.apply(m)
+    assert state(g)["camels"]["jade"] == left - 1 - (left >= 2)
+    assert g.narrate(b, 0, m)[0] == f"P0 plays Shortage: takes 1 jade from the jade camel and {removes}"
 
 
 def test_the_render_says_which_trading_round_is_the_last():

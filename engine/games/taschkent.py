@@ -1053,7 +1053,9 @@ def describe(b: Dict[str, Any], a: Dict[str, Any], p: int, move: int) -> str:
                 f"{b['hut_loc'][h] + 1} to region {core.reloc_dest(x) + 1}")
     if kind == core.MV_SHORT_A:
         good = GOOD_NAMES[PY_CAMEL_GOOD[x]]
-        return f"plays Shortage: takes 1 {good} from the {CAMEL_NAMES[x]} camel and removes another"
+        # a second good goes only if the camel had one (docs/rules/taschkent.md, 7)
+        removed = "removes another" if b["camel"][x] >= 2 else "none is left to remove"
+        return f"plays Shortage: takes 1 {good} from the {CAMEL_NAMES[x]} camel and {removed}"
     if kind == core.MV_SHORT_B:
         camel = core.shortage_camel(x)
         return (f"plays Shortage: removes the {GOOD_NAMES[core.shortage_good(x)]} from hut "
@@ -1136,7 +1138,9 @@ def event_text(kind: int, a: int, b: int, c: int, g: Taschkent,
     if kind == core.LOG_REFILL:
         return f"{a} trading card{'s' if a != 1 else ''} laid out"
     if kind == core.LOG_END_TRIGGER:
-        return "the end is triggered: this round is finished, then the last trading round"
+        # triggered in action round 1, round 2 is still played (docs/rules/taschkent.md, 9)
+        then = "action round 2, then" if a == 1 else "this round is finished, then"
+        return f"the end is triggered: {then} the last trading round"
     if kind == core.LOG_LAST_CARD:
         return "the last trading card is taken: the game ends after this trading round"
     if kind == core.LOG_STEAL:
