@@ -25,6 +25,7 @@ from game_support import REGRESSIONS, regression_case
 from khan_support import play, position
 
 KHANS = ["impala", "sable", "llama", "bison"]
+RAIDS = ("raid20", "raid50", "raid100")
 
 
 def reference_game():
@@ -189,6 +190,29 @@ def test_each_kind_of_damage_is_refused_naming_the_field(name):
         loads(kind, data)
     with pytest.raises(ValueError, match=message):
         (registry_from_json if kind == "state" else registry_from_view)(data)
+
+
+def test_raid_cards_in_the_box_need_a_stampede_each_when_nothing_else_discards():
+    """Rules 4: before any Enemy Magic or infighting, only a Stampede! discards a Raid! card,
+    one each. The first position with a discarded Raid! card loads; one more, taken from a
+    deck into the box, is refused (found by the rules audit of 2026-12-04)."""
+    for seed in range(200):
+        g, rng = KhanOfKhans(2, seed, khans=["impala", "bison"]), random.Random(seed)
+        while not g.is_terminal() and sum(g.to_json()["box"][k] for k in RAIDS) == 0:
+            g.apply(rng.choice(g.legal_moves()))
+        d = g.to_json()
+        if d["box"]["stampede"] == 1 and d["box"]["magic"] == 0 and d["box"]["champion"] == 0:
+            break
+    else:
+        raise AssertionError("no game discarded its first Raid! card by a Stampede!")
+    assert KhanOfKhans.from_json(d).to_json() == d
+    deck = next(e for e in d["decks"] if any(c in RAIDS for c in e["cards"]))
+    card = next(c for c in deck["cards"] if c in RAIDS)
+    deck["cards"].remove(card)
+    d["box"][card] += 1
+    with pytest.raises(ValueError, match=r"^box: 2 Raid! cards in the box, but nothing drawn "
+                                         r"discards more than the 1 Stampede! cards there do"):
+        KhanOfKhans.from_json(d)
 
 
 def test_the_sable_nation_holds_face_up_only_cards_it_stole():

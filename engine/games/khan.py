@@ -782,6 +782,7 @@ def _check_conservation(f: Dict[str, Any], n: int, in_decks: List[int]) -> None:
         bad("box", "a negative count")
     if f["box"][core.T_BLESS]:
         bad("box.blessing", "a Waha's Blessing is never discarded: it is kept or given")
+    _check_discarded_raids(f["box"])
     in_all_decks = sum(in_decks)
     total = [count_of(in_all_decks, t) + f["box"][t] for t in ALL_TYPES]
     for p in range(n):
@@ -795,6 +796,17 @@ def _check_conservation(f: Dict[str, Any], n: int, in_decks: List[int]) -> None:
         if total[t] != want:
             bad("box", f"the game has {want} {TYPE_KEYS[t]} cards, not {total[t]} (decks, herds, "
                 "corrals, champions, blessings and box)")
+
+
+def _check_discarded_raids(box: List[int]) -> None:
+    """Raid! cards reach the box only by a Stampede! (one card each), Enemy Magic without a
+    champion or infighting (a herd; the Bison Riders lose one card) (rules 4). Without a magic
+    card and with fewer than two champions in the box (one may be a corral's), neither of the
+    last two has happened: at most one Raid! card per Stampede!."""
+    raids, stampedes = sum(box[:3]), box[core.T_STAMP]
+    if box[core.T_MAGIC] == 0 and box[core.T_CHAMP] < 2 and raids > stampedes:
+        bad("box", f"{raids} Raid! cards in the box, but nothing drawn discards more than "
+            f"the {stampedes} Stampede! cards there do (one each)")
 
 
 def _check_phase(f: Dict[str, Any], n: int) -> None:
