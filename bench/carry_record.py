@@ -5,11 +5,14 @@
 
 A change that alters how a game plays changes its fingerprint (bench/strength.py), and every
 game recorded under the old one stops counting. Some changes can only alter games of certain
-deals: Khan's known-top fix (CHANGES below) acts only when the Impala People and the Sable
-Nation both sit at the table, so a game of a deal without either plays move for move as
-before. For such a change this script copies the record's lines of the deals it cannot touch
-to today's fingerprint, each naming the fingerprint it was played under (`carried_from`)
-and the change (`carried_by`); `bench/strength.py table` then plays only the rest.
+deals or rows: Khan's known-top fix (CHANGES below) acts only when the Impala People and the
+Sable Nation both sit at the table, so a game of a deal without either plays move for move
+as before; the Khan heuristic's count of face-down cards changes only games where the
+heuristic agent plays and the Sable Nation sits. For such a change this script copies the
+record's lines of the games it cannot touch to today's fingerprint, each naming the
+fingerprint it was carried from (`carried_from`) and the change (`carried_by`), and a line
+carried before keeps its earlier carries (`carried_earlier`); `bench/strength.py table` then
+plays only the rest.
 
 Before writing anything it plays `--check` of those games again under today's engine (spread
 over the rows, the same games every run) and refuses to carry anything unless each one gives
@@ -42,11 +45,17 @@ class Change:
 
     game: str
     why: str
-    untouched: Callable[[object], bool]     # the deal (a new game) cannot be affected
+    untouched: Callable[[object, dict], bool]   # the game of this deal (a new game) and
+                                                # record line cannot be affected
 
 
-def khans_without_impala_or_sable(deal) -> bool:
+def khans_without_impala_or_sable(deal, line: dict) -> bool:
     return not {"impala", "sable"} <= set(deal.to_json()["khans"])
+
+
+def no_heuristic_or_no_sable(deal, line: dict) -> bool:
+    heuristic = any(agent.split(":")[0] == "heuristic" for agent in (line["focus"], line["others"]))
+    return not heuristic or "sable" not in deal.to_json()["khans"]
 
 
 CHANGES: Dict[str, Change] = {
@@ -54,6 +63,10 @@ CHANGES: Dict[str, Change] = {
         "khan", "a Raid! card the Sable Nation draws from a top the Impala People revealed "
         "is face up (2026-12-04, docs/rules/khan_of_khans.md, 5): it changes nothing in a "
         "game without both Khans", khans_without_impala_or_sable),
+    "khan-heuristic-face-down": Change(
+        "khan", "the rule-based agent counts the Sable Nation's face-down cards out of their "
+        "decks (2026-12-04, search/heuristics/khan.py): it changes nothing in a game without "
+        "the heuristic agent or without the Sable Nation", no_heuristic_or_no_sable),
 }
 
 
@@ -74,9 +87,23 @@ def carried_lines(change: Change, old: str, path: str) -> List[dict]:
             if line.get("fingerprint") != old or line.get("game") != change.game:
                 continue
             deal = new_game(change.game, line["players"], DEAL_BASE + line["k"] // line["players"])
-            if change.untouched(deal):
+            if change.untouched(deal, line):
                 lines[job_of(line)] = line
     return list(lines.values())
+
+
+def carried_line(line: dict, new: str, old: str, change: str, commit: str, date: str) -> dict:
+    """The line under fingerprint `new`; a line carried before keeps its earlier carries
+    (`carried_earlier`, oldest first), so it still says where it was played."""
+    keys = ("carried_from", "carried_by", "carried_at", "carried_on")
+    earlier = list(line.get("carried_earlier", []))
+    if "carried_from" in line:
+        earlier.append({k: line[k] for k in keys if k in line})
+    out = dict(line, fingerprint=new, carried_from=old, carried_by=change, carried_at=commit,
+               carried_on=date)
+    if earlier:
+        out["carried_earlier"] = earlier
+    return out
 
 
 def sample_for_check(lines: List[dict], n: int) -> List[dict]:
@@ -139,9 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     commit, date = head_commit(), time.strftime("%Y-%m-%d")
     for line in todo:                        # its own commit and date stay: when it was played
-        append_line(args.record, dict(line, fingerprint=new, carried_from=args.old,
-                                      carried_by=args.change, carried_at=commit,
-                                      carried_on=date))
+        append_line(args.record, carried_line(line, new, args.old, args.change, commit, date))
     print(f"carried {len(todo)} games", file=sys.stderr)
     return 0
 

@@ -24,7 +24,7 @@ def line(k: int, share: float) -> dict:
 
 
 def touched(k: int) -> bool:
-    return not CHANGES["khan-known-top"].untouched(new_game("khan", 2, DEAL_BASE + k // 2))
+    return not CHANGES["khan-known-top"].untouched(new_game("khan", 2, DEAL_BASE + k // 2), {})
 
 
 def carry(record: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -69,3 +69,27 @@ def test_a_negative_check_or_no_jobs_is_a_usage_error(tmp_path):
         assert r.returncode == 2, r.stderr
         assert r.stderr.strip().splitlines()[-1].startswith("carry_record.py: error: argument")
         assert not (tmp_path / "strength.jsonl").exists()
+
+
+def test_the_heuristic_count_change_touches_only_heuristic_games_with_the_sable_nation():
+    untouched = CHANGES["khan-heuristic-face-down"].untouched
+    deals = [new_game("khan", 2, DEAL_BASE + d) for d in range(10)]
+    sable = [d for d in deals if "sable" in d.to_json()["khans"]]
+    other = [d for d in deals if "sable" not in d.to_json()["khans"]]
+    assert sable and other
+    duel = {"focus": "ismcts:iterations=140000", "others": "heuristic"}
+    budget = {"focus": "ismcts:iterations=560000", "others": "ismcts:iterations=140000"}
+    assert not any(untouched(d, duel) for d in sable)
+    assert all(untouched(d, duel) for d in other)
+    assert all(untouched(d, budget) for d in deals)
+
+
+def test_a_line_carried_twice_keeps_its_first_carry():
+    from carry_record import carried_line
+    once = carried_line(line(3, 1.0), "a" * 16, OLD, "khan-known-top", "c1", "2026-12-04")
+    twice = carried_line(once, "b" * 16, "a" * 16, "khan-heuristic-face-down", "c2", "2026-12-05")
+    assert twice["fingerprint"] == "b" * 16 and twice["carried_from"] == "a" * 16
+    assert twice["carried_by"] == "khan-heuristic-face-down" and twice["commit"] == "test"
+    assert twice["carried_earlier"] == [{"carried_from": OLD, "carried_by": "khan-known-top",
+                                         "carried_at": "c1", "carried_on": "2026-12-04"}]
+    assert "carried_earlier" not in once

@@ -1,8 +1,9 @@
 """Khan of Khans: a rule-based baseline.
 
 It reads only what its seat knows: the decks' unseen contents and known tops come from
-`world.to_json(view=player)` (card counting), the herds from the same view (Sable's face-down
-cards are valued at their expected worth). Then:
+`world.to_json(view=player)` (card counting: the Sable Nation's face-down cards, Raid! cards
+within their bounds, are counted out of the decks they came from), the herds from the same
+view (Sable's face-down cards are valued at their expected worth). Then:
 
 - a Waha's Blessing just drawn: steal at once when an opponent's herd offers 50 cows or more
   (the best target, the leader on ties), else keep it (20 cows, safe);
@@ -66,12 +67,28 @@ def _card_value(card: str, herd: float, top: float, champion: bool, bison: bool,
     return 0.0
 
 
-def _distribution(deck: dict) -> dict:
+def _in_deck(deck: dict, face_down: list) -> dict:
+    """The deck's expected cards below a known top, by type. Its `unseen` cards include the
+    Sable Nation's face-down cards drawn from it (when the viewer is not Sable), which are
+    Raid! cards within their bound: each is taken out of the unseen Raid! cards it may be, in
+    proportion, the tightest bound first."""
+    counts = {k: float(v) for k, v in deck["unseen"].items()}
+    bounds = sorted(sl["max"] for sl in face_down
+                    if sl["deck"] == deck["name"] and "value" not in sl)
+    for bound in bounds:
+        may_be = [k for k in counts if k in RAID and RAID[k] <= bound]
+        total = sum(counts[k] for k in may_be)
+        for k in may_be:
+            counts[k] -= counts[k] / total if total else 0.0
+    return counts
+
+
+def _distribution(deck: dict, face_down: list) -> dict:
     if deck["top"] is not None:
         return {deck["top"]: 1.0}
-    unseen = deck["unseen"]
-    total = sum(unseen.values())
-    return {k: v / total for k, v in unseen.items()} if total else {}
+    counts = _in_deck(deck, face_down)
+    total = sum(counts.values())
+    return {k: v / total for k, v in counts.items() if v > 0} if total > 0 else {}
 
 
 def _steal_targets(view: dict, player: int) -> list:
@@ -109,7 +126,7 @@ def choose(world, player: int, rng) -> int:
 
     def ev(deck: dict) -> float:
         return sum(p * _card_value(c, herd, top, champion, bison, best_steal)
-                   for c, p in _distribution(deck).items())
+                   for c, p in _distribution(deck, view["sable_face_down"]).items())
 
     if phase == "blessing":
         if targets and best_steal >= 50:
@@ -149,7 +166,9 @@ def choose(world, player: int, rng) -> int:
                 return text[f"sneak-{v}"]
     if "corral" in text:
         cards_left = sum(d["count"] for d in decks)
-        cows_left = sum(RAID.get(c, 0) * k for d in decks for c, k in d["unseen"].items())
+        cows_left = sum(RAID.get(d["top"], 0) + sum(RAID.get(c, 0) * k for c, k in
+                                                    _in_deck(d, view["sable_face_down"]).items())
+                        for d in decks)
         share = cows_left / view["players"] / me["corrals_open"]
         if best_ev <= 0 or herd >= max(0.8 * share, 90) or cards_left <= 2 * view["players"]:
             return text["corral"]
