@@ -429,11 +429,14 @@ cdef class GameCore:
         self.set_tracking(TRACK_KEYS)
 
     def determinized(self, observer, seed) -> "GameCore":
-        """A copy in which everything `observer` cannot see is resampled from `seed`."""
+        """A copy in which everything `observer` cannot see is resampled from `seed`. Its deal
+        seed is 0, as a position loaded from a view has: it was dealt from no seed, and the
+        deal's seed would deal every hidden card again."""
         self._check_player(observer)
         cdef Rng rng
         seed_from_python(&rng, seed)
         cdef GameCore dst = self.clone()
+        dst.seed = 0
         dst.set_tracking(TRACK_ALL)
         dst.resample(observer, &rng)
         return dst

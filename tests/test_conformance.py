@@ -232,6 +232,22 @@ def test_states_the_searcher_cannot_tell_apart_give_the_same_search(game, player
     assert stats_of(a) == stats_of(b) and a.move == b.move and a.nodes == b.nodes
 
 
+@pytest.mark.parametrize("game,players,moves,khans", PEEKS,
+                         ids=[f"{g}-{n}p-{m}" for g, n, m, _ in PEEKS])
+def test_a_world_keeps_nothing_of_the_deal_it_was_drawn_from(game, players, moves, khans):
+    """A determinization of a seeded game is the very world the same seat's view, loaded,
+    gives for the same seed: the deal seed (which deals every hidden card again) is not
+    carried into it (the information-leak audit of 2026-12-04 found it was)."""
+    cls = GAMES[game].cls
+    g = advance(cls(players, 50 + moves, **({"khans": khans} if khans else {})), moves, seed=moves)
+    me = g.to_move
+    from_view = cls.from_view(json.loads(json.dumps(g.to_json(view=me))))
+    for seed in (1, 2):
+        world = g.determinized(me, seed)
+        assert world.seed == 0 and world.to_json()["seed"] == 0
+        assert world.to_json() == from_view.determinized(me, seed).to_json()
+
+
 # ---------------------------------------------------------------- the suite has teeth
 # Khiva broken three ways (its module kept: the base reads the game's notation from it; so a
 # pickle of one, which looks the class up there, is not checked).
