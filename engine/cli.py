@@ -253,7 +253,8 @@ def cmd_match(args: argparse.Namespace, out) -> int:
 
 class _GamePrinter:
     """Prints a game as a spectator sees it (or as seat `viewer` does), from each core's
-    `narrate`; everything is shown once the game is over."""
+    `narrate`; once the game is over, the board as the spectator (or the viewer) sees it:
+    everything, or what the rules show that seat at the end."""
 
     def __init__(self, out, viewer: Optional[int] = None) -> None:
         self.out = out
@@ -268,7 +269,7 @@ class _GamePrinter:
             print(line, file=self.out)
         if state.is_terminal():
             print("", file=self.out)
-            print(state.render(), file=self.out)
+            print(state.render(self.viewer), file=self.out)
 
 
 def cmd_replay(args: argparse.Namespace, out) -> int:
@@ -279,7 +280,7 @@ def cmd_replay(args: argparse.Namespace, out) -> int:
     record = record_from_json(read_record(args.record, args.line))
     if viewer is not None and not 0 <= viewer < record.players:
         raise ValueError(f"--seat: no seat {viewer} at {record.players} players")
-    print_record_header(out, record)
+    print_record_header(out, record, show_seed=viewer is None)
     printer = _GamePrinter(out, viewer)
     state = record.deal()
     for text in record.moves:
@@ -300,11 +301,12 @@ def cmd_replay(args: argparse.Namespace, out) -> int:
     return 0
 
 
-def print_record_header(out, record) -> None:
-    """A recorded game's first lines, as `caravan match` begins: the deal, who sat where."""
+def print_record_header(out, record, show_seed: bool = True) -> None:
+    """A recorded game's first lines, as `caravan match` begins: the deal, who sat where. A
+    seat's replay leaves out the seed, which would deal every hidden card again."""
     options = "".join(f", {k} {v}" for k, v in record.options.items())
-    print(f"{game_info(record.game).title}, {record.players} players, seed {record.seed}"
-          f"{options}", file=out)
+    seed = f", seed {record.seed}" if show_seed else ""
+    print(f"{game_info(record.game).title}, {record.players} players{seed}{options}", file=out)
     for seat, name in enumerate(record.seats):
         print(f"  P{seat}: {name}", file=out)
 

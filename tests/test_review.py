@@ -343,6 +343,23 @@ def test_replay_as_one_seat_shows_only_what_it_saw(tmp_path):
     assert "P1 play-" in first_turn and "give-??" in first_turn     # P1's gift went to P2
     assert "give-??" not in everything
     assert seen.splitlines()[-1] == everything.splitlines()[-1]      # the end shows all
+    assert everything.splitlines()[0] == "Khiva, 3 players, seed 5"
+    assert seen.splitlines()[0] == "Khiva, 3 players"                # the seed deals it all
+
+
+def test_replay_as_one_seat_ends_on_the_board_that_seat_is_shown(tmp_path):
+    """Taschkent's unplayed action cards stay hidden after the game (docs/rules/taschkent.md);
+    the spectator's replay ends on the whole board (the information-leak audit of 2026-12-04
+    found the seat's replay did too)."""
+    path = tmp_path / "game.json"
+    caravan("match", "taschkent", "--players", "3", "--agents", "random,random,random",
+            "--seed", "5", "--quiet", "--record", str(path))
+    state = replay(record_from_json(json.loads(path.read_text())))
+    assert state.is_terminal() and state.render(1) != state.render()
+    everything = caravan("replay", str(path)).stdout
+    seen = caravan("replay", str(path), "--seat", "1").stdout
+    assert state.render() in everything and state.render() not in seen
+    assert state.render(1) in seen
 
 
 def test_replay_of_an_unfinished_or_forfeited_record_says_so():
