@@ -165,10 +165,11 @@ cpdef enum:
     # The narration log (core.pxd: log_event(&s.log, kind, player, a, b, c)), written at
     # TRACK_ALL: each camel activation writes ACTIVATE when its request is granted, CAMEL_MOVED
     # when it has moved and REWARD when the space pays; a move writes at most 5 x 3 entries.
-    LOG_ACTIVATE = 1         # player granted the camel: a camel, b card, c refused seats (bits)
+    LOG_ACTIVATE = 1         # player granted the camel: a camel, b card, c refusals (a base-6
+                             # digit a seat: refusal_code of its refused requests and gems paid)
     LOG_CAMEL_MOVED = 2      # player moving it: a start, b end, c gems spent on the boost
     LOG_REWARD = 3           # player moving it: a REWARD_*, b value
-    REWARD_GEMS = 1          # shop 1 or 3: b gems
+    REWARD_GEMS = 1          # shop 1 or 3: b gems paid (fewer when the supply runs out)
     REWARD_CARPET = 2        # shop 2 or 4: b the carpet id
     REWARD_SALT = 3          # shop 4: b the salt bag's value
     REWARD_OUTPOST = 4       # the outpost: b the teapot's value, 0 if none
@@ -275,6 +276,13 @@ if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_l
 
 
 # ================================================================ set-up
+# A refused seat in the narration log: its refused requests r (1, or 2 in the duel) and the
+# gems paid for them g <= r (fewer when the supply runs out) as one digit 1-5, r(r+1)/2 + g;
+# five seats' digits in base 6 fit the log's 16 bits (engine/games/khiva.py reads them).
+cdef inline int refusal_code(int refused, int paid) noexcept nogil:
+    return refused * (refused + 1) // 2 + paid
+
+
 cdef class KhivaCore(GameCore):
     """The rules of Khiva on one C state. `KhivaCore(players=3, seed=0)` deals a new game (2
     players: duel mode). The game API (notation, JSON, views) is its subclass
@@ -542,7 +550,7 @@ cdef class KhivaCore(GameCore):
         cdef KhivaState* s = &self.s
         cdef uint32_t colour = 31u << (camel * 5)
         cdef uint32_t requests = 0
-        cdef int p, card, winner = -1, rejected = 0
+        cdef int p, card, refused, winner = -1, refusals = 0, digit = 1
         for p in range(s.n):
             requests |= s.played[p] & colour
         if requests == 0:
@@ -551,13 +559,14 @@ cdef class KhivaCore(GameCore):
         for p in range(s.n):
             if (s.played[p] >> card) & 1:
                 winner = p
-            if s.played[p] & colour & ~(1u << card):
-                self.give_gems(p, popcount(s.played[p] & colour & ~(1u << card)))
-                rejected |= 1 << p
+            refused = popcount(s.played[p] & colour & ~(1u << card))
+            if refused:
+                refusals += digit * refusal_code(refused, self.give_gems(p, refused))
+            digit *= 6
         s.act_player = winner
         s.act_card = card
         if s.tracking == TRACK_ALL:
-            log_event(&s.log, LOG_ACTIVATE, winner, camel, card, rejected)
+            log_event(&s.log, LOG_ACTIVATE, winner, camel, card, refusals)
         return True
 
     @cython.final
@@ -567,13 +576,15 @@ cdef class KhivaCore(GameCore):
         return boost_cap(s.camel_pos, s.act_card, s.act_player, s.gems[s.act_player])
 
     @cython.final
-    cdef void give_gems(self, int p, int k) noexcept:
+    cdef int give_gems(self, int p, int k) noexcept:
+        """Pay p up to k gems; the gems paid."""
         # Interpretation: the 30 gems are the whole supply; an empty supply pays nothing.
         cdef KhivaState* s = &self.s
         if k > s.gem_supply:
             k = s.gem_supply
         s.gems[p] += k
         s.gem_supply -= k
+        return k
 
     @cython.final
     cdef bint move_camel(self, int camel, int player, int steps) noexcept:
@@ -609,13 +620,11 @@ cdef class KhivaCore(GameCore):
         """The mover gets the shop's reward, whoever's path it is on."""
         cdef KhivaState* s = &self.s
         if space == 1:
-            self.give_gems(player, 1)
-            self.note_reward(player, REWARD_GEMS, 1)
+            self.note_reward(player, REWARD_GEMS, self.give_gems(player, 1))
         elif space == 2:
             self.take_carpet(player)
         elif space == 3:
-            self.give_gems(player, 2)
-            self.note_reward(player, REWARD_GEMS, 2)
+            self.note_reward(player, REWARD_GEMS, self.give_gems(player, 2))
         elif space == 4:
             # pay 3 gems for the top salt bag, or take the top carpet: a choice when both are
             # possible; one of them alone is taken, never declined (Interpretation: shop 4)

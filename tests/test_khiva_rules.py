@@ -398,6 +398,72 @@ def test_duel_two_cards_of_one_colour_earn_a_gem_usable_at_once():
     assert g.to_move == 0 and texts(g) == ["boost-0", "boost-1"]
 
 
+def test_duel_the_compensation_gem_may_buy_a_salt_bag_at_once():
+    """Duel mode note: 'This gem can immediately be used to boost the other card or to buy a
+    Salt bag.' With 2 gems and the one just earned, the white camel lands on shop 4 (no boost):
+    3 gems buy the salt bag."""
+    h = {0: ["W1", "W3", "B1", "B2", "G1", "G2", "P1", "P2"],
+         1: ["K1", "K2", "K3", "K4", "P3", "P4", "P5", "G5"]}
+    g = position(2, hands=h, camels={"white": "P0.3"}, gems={0: 2})
+    play(g, "play-W1-W3-give-B1-B2", "play-K1-K2-give-K3-K4")
+    assert player(g, 0)["gems"] == 3
+    play(g, "boost-0")
+    assert sorted(texts(g)) == ["carpet", "salt"] and camel_at(g, "white") == "P0.4"
+    play(g, "salt")
+    assert player(g, 0)["salt_points"] == 10 and player(g, 0)["gems"] == 0
+
+
+def narrated(g, text):
+    before, p = g.clone(), g.to_move
+    move = g.parse_move(text)
+    g.apply(move)
+    return g.narrate(before, p, move)
+
+
+def test_the_narration_tells_two_refusals_of_one_seat_and_their_two_gems():
+    h = {0: ["W3", "W5", "B1", "B2", "G1", "G2", "P1", "P2"],
+         1: ["W1", "K2", "K3", "K4", "P3", "P4", "P5", "G5"]}
+    g = position(2, hands=h)
+    narrated(g, "play-W3-W5-give-B1-B2")
+    lines = narrated(g, "play-W1-K2-give-K3-K4")
+    assert player(g, 0)["gems"] == 2
+    assert lines[1] == "    white camel: P1 (W1) khiva -> P1.1  +1 gem  [rejected: P0 twice +2 gems]"
+
+
+def test_an_empty_supply_pays_nothing_and_the_narration_says_so():
+    """Interpretation 5: a shop reward or compensation pays only the gems left."""
+    def empty_supply(d):
+        d["player_state"][2]["gems"] += d["gem_supply"]
+        d["gem_supply"] = 0
+    h = {0: ["W4", "B1", "G1", "G3", "P2"], 1: ["B5", "G5", "P3", "K1", "K2"],
+         2: ["W2", "B3", "G4", "P4", "K5"]}
+    g = position(hands=h, edit=empty_supply)
+    narrated(g, "play-G1-give-B1")
+    narrated(g, "play-G5-give-K1")
+    lines = narrated(g, "play-K5-give-B3")
+    assert [player(g, p)["gems"] for p in range(3)] == [0, 0, 30]
+    assert lines[1] == ("    green camel: P0 (G1) khiva -> P0.1  +0 gems (none left)  "
+                        "[rejected: P1 +0 gems (none left)]")
+
+
+def test_the_last_gem_goes_to_the_first_refused_seat_in_seat_order():
+    """Interpretation 5: one gem left, seats 1 (W3) and 2 (W2) refused on white: seat 1 gets it."""
+    def one_gem_left(d):
+        d["player_state"][0]["gems"] += d["gem_supply"] - 1
+        d["gem_supply"] = 1
+    h = {0: ["W1", "B1", "G1", "G3", "P2"], 1: ["W3", "G5", "P3", "K1", "K2"],
+         2: ["W2", "B3", "G4", "P4", "K5"]}
+    g = position(hands=h, edit=one_gem_left)
+    narrated(g, "play-W1-give-B1")
+    narrated(g, "play-W3-give-K1")
+    narrated(g, "play-W2-give-B3")
+    assert [player(g, p)["gems"] for p in (1, 2)] == [1, 0]
+    assert g.phase == "boost" and g.to_move == 0       # P0's 29 gems: its boost is asked
+    white = narrated(g, "boost-0")[0]
+    assert white.startswith("    white camel: P0 (W1) khiva -> P0.1")
+    assert white.endswith("[rejected: P1 +1 gem, P2 +0 gems (none left)]")
+
+
 # ================================================================ set-up
 TEAPOTS = [2] * 3 + [3] * 4 + [4] * 4 + [5] * 4 + [6] * 4 + [7] * 3
 CARPETS = sorted(f"{c}{v}" for c in "WBGPK" for v in (3, 4, 5))

@@ -118,10 +118,15 @@ def move_text(move: int) -> str:
     return f"?{move}"
 
 
+def gems_text(paid: int) -> str:
+    """Gems paid: '+1 gem', '+2 gems', or '+0 gems (none left)' when the supply was empty."""
+    return f"+{paid} gem{'' if paid == 1 else 's'}" + (" (none left)" if paid == 0 else "")
+
+
 def reward_text(kind: int, value: int) -> str:
     """What a LOG_REWARD entry (REWARD_* kind, value) earned."""
     if kind == core.REWARD_GEMS:
-        return f"+{value} gem{'s' if value > 1 else ''}"
+        return gems_text(value)
     if kind == core.REWARD_CARPET:
         return f"carpet {carpet_text(value)}"
     if kind == core.REWARD_SALT:
@@ -344,12 +349,29 @@ class Khiva(CheckedGame, KhivaCore):
             boost = f" +{a['boost']} gem boost" if a["boost"] else ""
             line = (f"    {a['camel']:<5} camel: P{a['player']} ({a['card']}{boost}) "
                     f"{a['from']} -> {a['to']}  {a['reward']}").rstrip()
-            if a["rejected"]:
-                line += "  [rejected: " + ", ".join(f"P{p} +1 gem" for p in a["rejected"]) + "]"
+            if a["refused"]:
+                line += "  [rejected: " + ", ".join(
+                    f"P{p}{' twice' if times == 2 else ''} {gems_text(paid)}"
+                    for p, times, paid in a["refused"]) + "]"
             lines.append(line)
         if self.phase in ("choose", "over"):
             lines.append("    scores: " + "  ".join(f"P{p} {v}" for p, v in enumerate(self.scores())))
         return lines
+
+
+REFUSAL_CODES = {1: (1, 0), 2: (1, 1), 3: (2, 0), 4: (2, 1), 5: (2, 2)}   # cext refusal_code
+
+
+def refusals(c: int, n: int) -> List[Tuple[int, int, int]]:
+    """(seat, requests refused, gems paid for them) of each refused seat, from LOG_ACTIVATE's
+    c: a base-6 digit a seat (cext/khiva.pyx, refusal_code); the gems paid fall short of the
+    refusals when the supply runs out (docs/rules/khiva.md, 5)."""
+    out = []
+    for p in range(n):
+        code = c // 6 ** p % 6
+        if code:
+            out.append((p, *REFUSAL_CODES[code]))
+    return out
 
 
 def activations(entries: List[tuple], n: int) -> List[Dict[str, Any]]:
@@ -360,7 +382,7 @@ def activations(entries: List[tuple], n: int) -> List[Dict[str, Any]]:
         if kind == core.LOG_ACTIVATE:
             out.append({"camel": COLOUR_NAMES[a], "player": player, "card": card_text(b),
                         "boost": 0, "from": None, "to": None, "reward": "",
-                        "rejected": [p for p in range(n) if c >> p & 1]})
+                        "refused": refusals(c, n)})
         elif out and kind == core.LOG_CAMEL_MOVED:
             out[-1].update({"from": pos_text(a), "to": pos_text(b), "boost": c})
         elif out and kind == core.LOG_REWARD:
