@@ -430,17 +430,22 @@ def test_the_narration_tells_two_refusals_of_one_seat_and_their_two_gems():
     assert lines[1] == "    white camel: P1 (W1) khiva -> P1.1  +1 gem  [rejected: P0 twice +2 gems]"
 
 
+def turn_with_gems_left(left, holder, hands, plays):
+    """A 3-player position whose gem supply holds `left` (`holder` has the rest), and the
+    narration of the turn `plays` (one card a seat)."""
+    def edit(d):
+        d["player_state"][holder]["gems"] += d["gem_supply"] - left
+        d["gem_supply"] = left
+    g = position(hands=hands, edit=edit)
+    return g, [narrated(g, text) for text in plays][-1]
+
+
 def test_an_empty_supply_pays_nothing_and_the_narration_says_so():
     """Interpretation 5: a shop reward or compensation pays only the gems left."""
-    def empty_supply(d):
-        d["player_state"][2]["gems"] += d["gem_supply"]
-        d["gem_supply"] = 0
     h = {0: ["W4", "B1", "G1", "G3", "P2"], 1: ["B5", "G5", "P3", "K1", "K2"],
          2: ["W2", "B3", "G4", "P4", "K5"]}
-    g = position(hands=h, edit=empty_supply)
-    narrated(g, "play-G1-give-B1")
-    narrated(g, "play-G5-give-K1")
-    lines = narrated(g, "play-K5-give-B3")
+    g, lines = turn_with_gems_left(0, 2, h, ["play-G1-give-B1", "play-G5-give-K1",
+                                             "play-K5-give-B3"])
     assert [player(g, p)["gems"] for p in range(3)] == [0, 0, 30]
     assert lines[1] == ("    green camel: P0 (G1) khiva -> P0.1  +0 gems (none left)  "
                         "[rejected: P1 +0 gems (none left)]")
@@ -448,15 +453,9 @@ def test_an_empty_supply_pays_nothing_and_the_narration_says_so():
 
 def test_the_last_gem_goes_to_the_first_refused_seat_in_seat_order():
     """Interpretation 5: one gem left, seats 1 (W3) and 2 (W2) refused on white: seat 1 gets it."""
-    def one_gem_left(d):
-        d["player_state"][0]["gems"] += d["gem_supply"] - 1
-        d["gem_supply"] = 1
     h = {0: ["W1", "B1", "G1", "G3", "P2"], 1: ["W3", "G5", "P3", "K1", "K2"],
          2: ["W2", "B3", "G4", "P4", "K5"]}
-    g = position(hands=h, edit=one_gem_left)
-    narrated(g, "play-W1-give-B1")
-    narrated(g, "play-W3-give-K1")
-    narrated(g, "play-W2-give-B3")
+    g, _ = turn_with_gems_left(1, 0, h, ["play-W1-give-B1", "play-W3-give-K1", "play-W2-give-B3"])
     assert [player(g, p)["gems"] for p in (1, 2)] == [1, 0]
     assert g.phase == "boost" and g.to_move == 0       # P0's 29 gems: its boost is asked
     white = narrated(g, "boost-0")[0]
