@@ -40,8 +40,9 @@ def number_in(low: float, high: float, unit: str = "", above_low: bool = False):
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {what}, not {text[:40]!r}") from None
         if not (value > low if above_low else value >= low) or not value <= high:
-            raise argparse.ArgumentTypeError(f"must be {what} from {low:g} to {high:g}, "
-                                             f"not {text[:40]}")
+            span = (f"above {low:g} and at most {high:g}" if above_low
+                    else f"from {low:g} to {high:g}")
+            raise argparse.ArgumentTypeError(f"must be {what} {span}, not {text[:40]}")
         return value
     return parse
 

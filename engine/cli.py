@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--seed", type=seed_number, default=None, help="deal seed (seed form)")
     h.add_argument("--moves", default="", help="moves played since the deal, space-separated")
     h.add_argument("--view", default=None,
-                   help="the position as one seat knows it: a JSON file, or JSON text")
+                   help="the position as one seat knows it, or a full state: a JSON file, or "
+                        "JSON text")
     h.add_argument("--top", type=positive_int, default=5, help="how many moves to show (default 5)")
     h.add_argument("--json", action="store_true",
                    help="print the answer as one JSON object (docs/views/hint.schema.json) "
@@ -353,7 +354,7 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
 
 def _hint_position(info, args: argparse.Namespace):
     """The position `caravan hint` is asked about: a seat's view, or a deal and its moves."""
-    from engine.registry import from_view
+    from engine.registry import from_json, from_view
     from engine.validation import MAX_TEXT, parse_json
 
     options = game_options(info, args)
@@ -373,7 +374,9 @@ def _hint_position(info, args: argparse.Namespace):
         view = parse_json(text, "view")
         if view.get("game") != info.name:
             raise ValueError(f"the view is not a {info.title} view")
-        return from_view(view)
+        # a seat's view, or a full state (as the protocol's `position ... view` takes): the
+        # search sees only the seat to move's information either way
+        return from_view(view) if "view" in view else from_json(view)
     state = new_game(info.name, args.players, args.seed or 0, **options)
     for n, text in enumerate(args.moves.split(), 1):
         try:

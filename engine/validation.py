@@ -133,7 +133,7 @@ def check_json(value: Any, what: str = "position", whole_numbers: bool = True) -
     if not isinstance(value, dict):
         kind = _json_type(value)
         kind = kind if kind == "null" else ("an " if kind[0] in "aeiou" else "a ") + kind
-        raise ViewError(f"the {what} must be a JSON object, not {kind}")
+        raise ViewError(f"(root): the {what} must be a JSON object, not {kind}")
     stack: List[tuple] = [(value, ())]
     seen = 0
     while stack:

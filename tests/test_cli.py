@@ -9,6 +9,8 @@ import pytest
 
 from search.agents import parse_agent, parse_agent_list
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 
 def caravan(*args, input_text=None):
     """Run the installed command line from a neutral directory, as a user would."""
@@ -149,6 +151,32 @@ def test_an_error_quoting_a_huge_argument_is_still_one_short_line():
     assert len(lines[0]) <= len("caravan: error: ") + 500 and lines[0].endswith("...")
 
 
+def test_the_documented_json_hint_is_what_hint_prints():
+    """docs/protocol.md's `caravan hint ... --json` example, all but the time it took (a docs
+    audit found it left from an older search)."""
+    doc = open(os.path.join(ROOT, "docs", "protocol.md"), encoding="utf-8").read()
+    command = "$ caravan hint khan --players 4 --seed 3 --iterations 20000 --top 1 --json\n"
+    documented = json.loads(doc.split(command)[1].splitlines()[0])
+    r = caravan(*command.split()[2:])
+    assert r.returncode == 0, r.stderr
+    printed = json.loads(r.stdout)
+    assert {**printed, "seconds": None} == {**documented, "seconds": None}
+
+
+def test_hint_takes_a_full_state_as_its_view_and_hints_as_from_the_seed_form(tmp_path):
+    """--view takes a seat's view or a full state, as the protocol's `position ... view`
+    does; the search reads only the seat to move's information from either (a docs audit
+    found the full state refused with "(root): missing key 'view'")."""
+    from engine.registry import new_game
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(new_game("khiva", 3, 7).to_json()))
+    full = caravan("hint", "khiva", "--view", str(state), "--iterations", "300", "--top", "2")
+    seed = caravan("hint", "khiva", "--players", "3", "--seed", "7", "--iterations", "300",
+                   "--top", "2")
+    assert full.returncode == 0, full.stderr
+    assert full.stdout == seed.stdout
+
+
 def test_hint_takes_the_games_set_up_options_in_its_seed_form():
     """`caravan hint khan --khans ...` hints the game dealt with those Khans, as `match` and
     the protocol's `position` take them; a two-word option has the usual hyphen, and the
@@ -275,6 +303,8 @@ def test_caravan_without_a_command_names_the_commands():
     (("match", "khiva", "--seed", "\uff15"), "digits 0-9"),
     (("play", "khiva", "--players", "3_0"), "digits 0-9"),
     (("hint", "khiva", "--seconds", "1_0"), "must be a number of seconds"),
+    (("hint", "khiva", "--seconds", "0"), "seconds above 0 and at most 86400, not 0"),
+    (("play", "khiva", "--hint-seconds", "0"), "seconds above 0 and at most 86400, not 0"),
     (("play", "khiva", "--hint-seconds", "1_0"), "must be a number of seconds"),
     (("play", "khiva", "--hint-iterations", str(10**10)), "must be at most"),
     (("match", "khiva", "--agents", "random"), "--agents names 1 agent, one a seat"),
@@ -311,4 +341,5 @@ def test_a_bad_line_in_a_json_lines_file_is_named(tmp_path):
     whole = caravan("replay", str(lines))
     assert whole.returncode == 2 and "caravan review --all" in whole.stderr
     wrong = caravan("replay", "-", input_text="[1, 2]")
-    assert wrong.returncode == 2 and wrong.stderr.endswith("must be a JSON object, not an array\n")
+    assert wrong.returncode == 2 and wrong.stderr.endswith(
+        "(root): the game record must be a JSON object, not an array\n")

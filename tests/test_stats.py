@@ -1,4 +1,5 @@
 """Arena statistics checked against known values."""
+import json
 import math
 
 import pytest
@@ -92,3 +93,10 @@ def test_sprt_bounds_that_would_overflow_or_are_no_numbers_are_refused(args):
 def test_the_widest_sprt_still_computes():
     t = Sprt(-2000, 2000)
     assert t.llr(30, 0, 5) > 0 > t.llr(0, 0, 40)
+
+
+def test_an_even_score_is_zero_elo_not_minus_zero():
+    """-0 Elo was printed for an even result (a docs audit)."""
+    even = elo_estimate(1, 0, 1)
+    assert math.copysign(1.0, even.elo) == 1.0 and str(even).startswith("+0 Elo")
+    assert even.as_json()["elo"] == 0.0 and json.dumps(even.as_json()["elo"]) == "0.0"
