@@ -9,6 +9,7 @@ import _thread
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -220,9 +221,15 @@ def test_ctrl_c_while_engines_are_closed_still_ends_every_one(tmp_path, pid_dir)
     for agent in agents:
         agent.choose(new_game("khiva", 2, 1))
     assert len(list(pid_dir.iterdir())) == 4          # two engines, each with its helper
-    threading.Timer(0.5, _thread.interrupt_main).start()
-    with pytest.raises(KeyboardInterrupt):
-        close_agents(agents)
+    # a run started in the background (`cmd &`) inherits SIGINT ignored, and interrupt_main
+    # then does nothing: the test sets the handler a Ctrl-C meets at a terminal
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Timer(0.5, _thread.interrupt_main).start()
+        with pytest.raises(KeyboardInterrupt):
+            close_agents(agents)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert_no_process_left(pid_dir)
 
 
