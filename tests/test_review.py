@@ -321,6 +321,25 @@ def test_the_count_of_decisions_to_review_is_what_the_review_judges():
             len(review_game(record, 40, seats=seats).decisions)
 
 
+def test_the_documented_review_is_what_review_prints(tmp_path):
+    """docs/review.md's example: the match it records, then the review of seat 1, line for
+    line where the doc shows a line (a docs audit found its summary left from an older
+    search). About 30 s: the match's ismcts seat searches its default budget."""
+    doc = (VIEWS.parent / "review.md").read_text(encoding="utf-8")
+    block = doc.split("$ caravan match khan")[1].split("```")[0].splitlines()
+    match_args = ("match khan" + block[0]).split()
+    review_args = block[1].removeprefix("$ caravan ").split()
+    shown = [line for line in block[2:] if line.strip() not in ("", "...")]
+    game = tmp_path / "game.json"
+    r = caravan(*[str(game) if a == "game.json" else a for a in match_args])
+    assert r.returncode == 0, r.stderr
+    r = caravan(*[str(game) if a == "game.json" else a for a in review_args])
+    assert r.returncode == 0, r.stderr
+    printed = r.stdout.splitlines()
+    assert len(shown) >= 6 and all(line in printed for line in shown), \
+        [line for line in shown if line not in printed]
+
+
 # ------------------------------------------------------------------------- caravan replay
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_replay_tells_a_recorded_game_as_match_told_it(game, tmp_path):
