@@ -278,8 +278,9 @@ if not head_fits(&_layout_probe, &_layout_probe.tracking, &_layout_probe.ih, &_l
 # ================================================================ set-up
 # A refused seat in the narration log: its refused requests r (1, or 2 in the duel) and the
 # gems paid for them g <= r (fewer when the supply runs out) as one digit 1-5, r(r+1)/2 + g;
-# five seats' digits in base 6 fit the log's 16 bits (engine/games/khiva.py reads them).
-cdef inline int refusal_code(int refused, int paid) noexcept nogil:
+# five seats' digits in base 6 fit the log's 16 bits (engine/games/khiva.py reads them; cpdef:
+# it decodes by this very function).
+cpdef inline int refusal_code(int refused, int paid) noexcept nogil:
     return refused * (refused + 1) // 2 + paid
 
 

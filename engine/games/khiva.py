@@ -359,7 +359,8 @@ class Khiva(CheckedGame, KhivaCore):
         return lines
 
 
-REFUSAL_CODES = {1: (1, 0), 2: (1, 1), 3: (2, 0), 4: (2, 1), 5: (2, 2)}   # cext refusal_code
+# a refused seat's digit -> (requests refused, gems paid), from the core's own encoding
+REFUSAL_CODES = {core.refusal_code(r, g): (r, g) for r in (1, 2) for g in range(r + 1)}
 
 
 def refusals(c: int, n: int) -> List[Tuple[int, int, int]]:
