@@ -57,7 +57,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_support import counted  # noqa: E402
 from engine.cli import number_in  # noqa: E402
 from engine.registry import GAMES, SEARCH_DEFAULTS, game_info  # noqa: E402
-from search.golden import golden_file  # noqa: E402
+from search.golden import play_text  # noqa: E402
 from search.agents import parse_agent  # noqa: E402
 from search.match import agent_seed, play_game  # noqa: E402
 from search.stats import wilson  # noqa: E402
@@ -153,9 +153,10 @@ def measure(pool: Pool, game: str, players: int, focus: str, others: str,
 
 def fingerprint(game: str) -> str:
     """What decides how the agents of a row play `game`: its golden numbers (rules and search
-    signature), its search defaults and its heuristic's source, hashed."""
+    signature: play_text, not the random playouts, which no agent at the defaults plays), its
+    search defaults and its heuristic's source, hashed."""
     h = hashlib.sha256(f"v{RECORD_VERSION}|{SEARCH_DEFAULTS[game]!r}|".encode())
-    h.update(golden_file(game).read_bytes())
+    h.update(play_text(game).encode())
     with open(os.path.join(HERE, "..", "search", "heuristics", f"{game}.py"), "rb") as f:
         h.update(f.read())
     return h.hexdigest()[:16]

@@ -1189,3 +1189,27 @@ def random_playouts(GameCore root, long long games, seed, bint resample=False, i
         st.set_tracking(TRACK_OFF)
         moves += st.playout(&rng, False, INT_MAX)
     return games, moves, now_seconds() - t0
+
+
+def random_playout_outcomes(GameCore root, games, seed) -> list:
+    """What `games` random playouts from copies of `root` end in, played by the same loop as
+    random_playouts (each core's own fast playout): (moves, final scores) per game. No search
+    at the defaults plays this loop, so the golden numbers pin it here (search/golden.py)."""
+    games = check_int(games, "games")
+    if not 0 <= games <= 10_000:
+        raise ValueError(f"games must be between 0 and 10,000, not {games}")
+    cdef int n = games
+    cdef GameCore st = root.new_empty()
+    cdef double reward[MAX_PLAYERS]
+    cdef double scores[MAX_PLAYERS]
+    cdef Rng rng
+    cdef int g, moves
+    seed_from_python(&rng, seed)
+    outcomes = []
+    for g in range(n):
+        root.copy_to(st)
+        st.set_tracking(TRACK_OFF)
+        moves = st.playout(&rng, False, INT_MAX)
+        st.get_outcome(reward, scores)
+        outcomes.append((moves, [scores[p] for p in range(st.n_players)]))
+    return outcomes

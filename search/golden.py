@@ -1,6 +1,9 @@
 """Golden numbers: perft counts and a search signature for every game, as chess engines keep
 perft files and Stockfish a `bench` signature. Any change of the rules' behaviour (moves
 generated, chance drawn, information keyed) or of the search changes one of them at once.
+A third part pins the cores' random playouts (the loop `random_playouts` times and
+`playout=random` plays), which no search at the defaults runs: a speed change there must
+leave every game as it was.
 
 The positions are reached by a fixed line of moves from a seeded deal: at each ply the move
 at a seeded index of the legal moves (ascending), so they do not depend on how moves are
@@ -17,9 +20,10 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from cext.core import GameCore
+from cext.ismcts import random_playout_outcomes
 from engine.registry import GAMES, game_info, new_game
 from search.config import Budget, SearchConfig
 from search.ismcts import search
@@ -30,6 +34,9 @@ PERFT_MOST_LEAVES = 200_000     # the recorded depth is the deepest that stays u
 SIGNATURE_ITERATIONS = 300
 SIGNATURE_SEED = 11
 SIGNATURE_MODES = ("so", "mo")
+PLAYOUT_GAMES = 10              # random playouts from each golden position
+PARTS = ("perft", "signature", "playouts")
+PLAY_PARTS = PARTS[:2]          # what decides how an agent at the defaults plays
 
 
 def golden_position(game: str, players: int, seed: int, plies: int) -> GameCore:
@@ -87,25 +94,48 @@ def signature_rows(game: str) -> List[dict]:
     return rows
 
 
+def playout_rows(game: str) -> List[dict]:
+    """Seeded random playouts from the golden positions: their moves and each seat's scores,
+    summed over the games."""
+    rows = []
+    for players, seed, plies in _positions(game):
+        state = golden_position(game, players, seed, plies)
+        if state.is_terminal():
+            continue
+        outcomes = random_playout_outcomes(state, PLAYOUT_GAMES, SIGNATURE_SEED)
+        rows.append({"players": players, "seed": seed, "plies": plies, "games": PLAYOUT_GAMES,
+                     "moves": sum(moves for moves, _ in outcomes),
+                     "scores": [round(sum(s[p] for _, s in outcomes), 6) for p in range(players)]})
+    return rows
+
+
 def golden(game: str, recorded: dict | None = None) -> dict:
     """The golden numbers of `game` (perft at the depths of `recorded` when given)."""
     depths = None
     if recorded is not None:
         depths = {(r["players"], r["seed"], r["plies"]): r["depth"] for r in recorded["perft"]}
-    return {"game": game, "perft": perft_rows(game, depths), "signature": signature_rows(game)}
+    return {"game": game, "perft": perft_rows(game, depths), "signature": signature_rows(game),
+            "playouts": playout_rows(game)}
 
 
 def golden_file(game: str) -> Path:
     return GOLDEN_DIR / f"{game}.json"
 
 
-def dumps(numbers: dict) -> str:
-    """The golden file's text: one row a line, so a change reads as a short diff."""
+def dumps(numbers: dict, parts: Sequence[str] = PARTS) -> str:
+    """The golden file's text (or the text of its `parts`): one row a line, so a change reads
+    as a short diff."""
     lines = [f'{{"game": {json.dumps(numbers["game"])},']
-    for i, part in enumerate(("perft", "signature")):
+    for i, part in enumerate(parts):
         rows = ",\n  ".join(json.dumps(r) for r in numbers[part])
-        lines.append(f' "{part}": [\n  {rows}\n ]' + ("," if i == 0 else "}"))
+        lines.append(f' "{part}": [\n  {rows}\n ]' + ("," if i < len(parts) - 1 else "}"))
     return "\n".join(lines) + "\n"
+
+
+def play_text(game: str) -> str:
+    """The recorded perft and signature of `game` as text: what bench/strength.py's fingerprint
+    hashes (random playouts do not decide how an agent at the defaults plays)."""
+    return dumps(load_golden(game), PLAY_PARTS)
 
 
 def load_golden(game: str) -> dict:
@@ -126,12 +156,12 @@ def main(argv: List[str] | None = None) -> int:
             continue
         recorded = load_golden(game)
         now = golden(game, recorded)
-        for part in ("perft", "signature"):
-            same = now[part] == recorded[part]
+        for part in PARTS:
+            same = now[part] == recorded.get(part)
             differs += not same
             print(f"{game} {part}: {'identical' if same else 'DIFFERS'} ({len(now[part])} rows)")
             if not same:
-                for a, b in zip(recorded[part], now[part]):
+                for a, b in zip(recorded.get(part, []), now[part]):
                     if a != b:
                         print(f"  recorded {a}\n  now      {b}")
     return 1 if differs else 0
