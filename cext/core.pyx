@@ -64,6 +64,10 @@ def check_contract(cls) -> None:
         g.do_move(g.random_move(&rng))
         steps += 1
     g.get_scores(out)
+    shift = cls.move_group_shift
+    if isinstance(shift, bool) or not isinstance(shift, int) or not 0 <= shift <= 24:
+        raise ImportError(f"{cls.__name__}.move_group_shift must be an int from 0 to 24 (the "
+                          f"bits of a move's argument), not {shift!r}")
     if _missing_method is not None:
         name, _missing_method = _missing_method, None
         raise ImportError(f"{cls.__name__} does not implement {name}(), which every game "
@@ -125,6 +129,10 @@ cdef class GameCore:
     max_players = 5
     default_players = 2
     options = {}                # option name -> help text (beyond players and seed)
+    # Move groups for the search's two-step selection (Tree(group_moves=True)): legal moves
+    # whose ints agree above this bit form a group (a run of the ascending legal moves); the
+    # search may pick a group by its summed statistics, then a move of it. 0: no groups.
+    move_group_shift = 0
 
     @property
     def game(self) -> str:

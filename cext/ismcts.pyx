@@ -362,6 +362,20 @@ cdef inline int bit_length(uint32_t v) noexcept nogil:
     return n
 
 
+cdef int move_group_shift(GameCore g) except -1:
+    """The game's move_group_shift (cext/core.pyx), checked again here: a Tree can be given
+    any GameCore subclass, loaded by the registry or not."""
+    shift = type(g).move_group_shift
+    if isinstance(shift, bool) or not isinstance(shift, int) or not 0 <= shift <= 24:
+        raise ValueError(f"{type(g).__name__}.move_group_shift must be an int from 0 to 24, "
+                         f"not {shift!r}")
+    return shift
+
+
+cdef struct Run:                  # a group of moves: moves[a:b], the chosen one so far
+    int a, b
+
+
 cdef inline uint32_t public_count(GameCore g) noexcept:
     """How many public events the game has seen: never fewer later in the same game."""
     cdef StateHead* head = <StateHead*>g.raw_state()
@@ -374,14 +388,16 @@ cdef class Tree:
 
     Tree(root, player, seed, c=0.7, mode="so", max_nodes=200000, track_scores=True,
     resample=True, score_weight=0.0, policy_playouts=True, prior_weight=0.0,
-    policy_prior=False, opponent_policy=False): `player` must be to move at `root`; `c` the UCB constant; `mode`
+    policy_prior=False, opponent_policy=False, group_moves=False): `player` must be to move
+    at `root`; `c` the UCB constant; `mode`
     the keying (so, mo, full); `max_nodes` the node cap; `track_scores` keeps the root's
     score and win sums; `resample` determinizes every iteration; `score_weight` the share of
     the squashed score margin in the reward; `policy_playouts` plays out with the game's
     policy (else uniformly at random); `prior_weight` > 0 turns on progressive bias, from
     set_root_prior at the root and, with `policy_prior`, from the playout policy elsewhere;
     `opponent_policy` makes the other players move by the playout policy inside the tree as
-    well (an opponent model: only the searcher's decisions become nodes).
+    well (an opponent model: only the searcher's decisions become nodes); `group_moves`
+    selects in two steps where the game declares move groups (select_grouped).
     search.ismcts.new_tree makes one from a SearchConfig.
     """
     cdef GameCore root
@@ -430,6 +446,7 @@ cdef class Tree:
     cdef readonly double prior_weight         # progressive bias: w x prior / (visits + 1)
     cdef readonly bint policy_prior           # the prior of every node: the playout policy
     cdef readonly bint opponent_policy        # the others play the playout policy in the tree too
+    cdef readonly int group_shift             # moves equal above this bit: a group (0: none)
     cdef bint has_root_prior                  # the root's prior given (set_root_prior)
     cdef double root_prior[MAX_MOVES]         # by root move index
     cdef double move_prior[MAX_MOVES]         # select_biased: each legal move's prior
@@ -444,7 +461,7 @@ cdef class Tree:
     def __init__(self, GameCore root not None, int player, seed, double c=0.7, str mode not None="so",
                  int max_nodes=200000, bint track_scores=True, bint resample=True,
                  double score_weight=0.0, bint policy_playouts=True, double prior_weight=0.0,
-                 bint policy_prior=False, bint opponent_policy=False):
+                 bint policy_prior=False, bint opponent_policy=False, bint group_moves=False):
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")
         if root.current() != player:
@@ -471,6 +488,9 @@ cdef class Tree:
         self.prior_weight = prior_weight
         self.policy_prior = policy_prior
         self.opponent_policy = opponent_policy
+        self.group_shift = move_group_shift(root) if group_moves else 0
+        if self.group_shift and prior_weight > 0.0:
+            raise ValueError("move groups and progressive bias cannot be combined")
         self.margin_abs_sum = 0.0
         self.c = c
         seed_from_python(&self.rng, seed)
@@ -716,6 +736,102 @@ cdef class Tree:
         return self.take_choice(ni, moves, t.pick if t.untried else t.best_i)
 
     @cython.final
+    cdef void count_available(self, int ni, int* moves, int n) noexcept:
+        """Find each legal move's edge (edge_at, -1 for none) and count it available."""
+        cdef Node* nd = &self.nodes[ni]
+        cdef int ne = nd.n_edges
+        cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
+        cdef int* at = self.edge_at
+        cdef int i, j = 0, k
+        cdef bint indexed = ne > 0 and index_ready(E, CLASS_OF[ne])
+        for i in range(n):
+            if ne == 0:
+                k = -1
+            elif indexed:
+                k = index_find(E, block_index(E, CLASS_OF[ne]), INDEX_BITS[CLASS_OF[ne]], moves[i])
+            else:
+                k = merge_find(E, ne, &j, moves[i])
+            at[i] = k
+            if k >= 0:
+                E[k].avail += 1
+
+    @cython.final
+    cdef int select_grouped(self, int ni, int* moves, int n) noexcept:
+        """select() in two steps, for a game that declares move groups (Khiva's duel: 28
+        pairs of cards to play, each with 15 pairs to give). First a group, the legal moves
+        equal above bit group_shift (a run of the ascending moves), by UCB on its members'
+        summed visits and rewards, its availability the most of theirs; then a move of that
+        group, by UCB with the group's visits in the log term. An untried group goes first,
+        then an untried move of the chosen group, each drawn at random. So a node learns
+        which cards to play from every give tried with them, and a 420-way node no longer
+        spends 420 visits before its statistics steer. Leaves what select() leaves."""
+        self.count_available(ni, moves, n)
+        cdef Run group = self.pick_group(ni, moves, n)
+        return self.take_choice(ni, moves, self.pick_in_group(ni, group))
+
+    @cython.final
+    cdef Run pick_group(self, int ni, int* moves, int n) noexcept:
+        """The group select_grouped takes: an untried one at random, else the best by UCB."""
+        cdef Edge* E = &self.edges[self.nodes[ni].first]
+        cdef int* at = self.edge_at
+        cdef int i, k, key, shift = self.group_shift, untried = 0
+        cdef uint32_t visits, avail
+        cdef double reward, v, best = -1e300
+        cdef Run run, pick, top
+        run.a = 0
+        pick.a = pick.b = top.a = top.b = 0
+        while run.a < n:
+            key = moves[run.a] >> shift
+            run.b = run.a + 1
+            while run.b < n and (moves[run.b] >> shift) == key:
+                run.b += 1
+            visits = avail = 0
+            reward = 0.0
+            for i in range(run.a, run.b):
+                k = at[i]
+                if k >= 0:
+                    visits += E[k].visits
+                    reward += E[k].reward_sum
+                    avail = max(avail, E[k].avail)
+            if visits == 0:
+                untried += 1
+                if rng_below(&self.rng, untried) == 0:
+                    pick = run
+            elif untried == 0:
+                v = reward / visits + self.c * sqrt_nonneg(log_count(avail) / visits)
+                if v > best:
+                    best = v
+                    top = run
+            run.a = run.b
+        return pick if untried else top
+
+    @cython.final
+    cdef int pick_in_group(self, int ni, Run group) noexcept:
+        """The move select_grouped takes in `group` (its index in the legal moves): an
+        untried one at random, else the best by UCB over the group's visits."""
+        cdef Edge* E = &self.edges[self.nodes[ni].first]
+        cdef int* at = self.edge_at
+        cdef int i, k, untried = 0, chosen = group.a
+        cdef uint32_t visits = 0
+        cdef double v, best = -1e300
+        for i in range(group.a, group.b):
+            if at[i] >= 0:
+                visits += E[at[i]].visits
+        for i in range(group.a, group.b):
+            k = at[i]
+            if k < 0 or E[k].visits == 0:
+                untried += 1
+                if rng_below(&self.rng, untried) == 0:
+                    chosen = i
+            elif untried == 0:
+                v = E[k].reward_sum / E[k].visits + \
+                    self.c * sqrt_nonneg(log_count(visits) / E[k].visits)
+                if v > best:
+                    best = v
+                    chosen = i
+        return chosen
+
+    @cython.final
     cdef inline int take_choice(self, int ni, int* moves, int chosen_i) noexcept:
         """Selection's last step: the move at `chosen_i` in `moves`, its edge added if it has
         no statistic yet (untried), left in self.sel_edge (-1 if memory ran out) and
@@ -756,9 +872,8 @@ cdef class Tree:
         cdef Edge* E = &self.edges[nd.first] if ne > 0 else NULL
         cdef int* at = self.edge_at
         cdef double* pri = self.move_prior
-        cdef int i, j = 0, k, hint = -1, untried = 0, ties = 0, chosen_i = 0
+        cdef int i, k, hint = -1, untried = 0, ties = 0, chosen_i = 0
         cdef double best = -1e300, v, top = -1.0
-        cdef bint indexed = ne > 0 and index_ready(E, CLASS_OF[ne])
         if at_root and self.has_root_prior:
             for i in range(n):
                 pri[i] = self.root_prior[i]
@@ -767,16 +882,11 @@ cdef class Tree:
                 hint = st.playout_move(&self.rng)
             for i in range(n):
                 pri[i] = 1.0 if moves[i] == hint else 0.0
+        self.count_available(ni, moves, n)
         for i in range(n):
-            if indexed:
-                k = index_find(E, block_index(E, CLASS_OF[ne]), INDEX_BITS[CLASS_OF[ne]], moves[i])
-            else:
-                k = merge_find(E, ne, &j, moves[i])
-            at[i] = k
-            if k >= 0:
-                E[k].avail += 1
-                if E[k].visits != 0:
-                    continue
+            k = at[i]
+            if k >= 0 and E[k].visits != 0:
+                continue
             untried += 1
             if pri[i] > top:                  # untried: the highest prior, ties at random
                 top = pri[i]
@@ -859,6 +969,8 @@ cdef class Tree:
                 created = True
             if self.prior_weight > 0.0:
                 move = self.select_biased(ni, moves, n, st, depth == 0)
+            elif self.group_shift:
+                move = self.select_grouped(ni, moves, n)
             else:
                 move = self.select(ni, moves, n)
             if depth == 0:

@@ -293,6 +293,9 @@ cdef class KhivaCore(GameCore):
     cdef bint has_plan
     name, title = "khiva", "Khiva"
     min_players, max_players, default_players = 2, 5, 3
+    # A CHOOSE move's group is the card(s) it plays: its argument above the given cards'
+    # two 5-bit fields (choice_arg). The search can then weigh "play these" before "give those".
+    move_group_shift = 10
 
     def __cinit__(self, *args, **kwargs):
         self.bind_state(&self.s, sizeof(KhivaState))

@@ -585,6 +585,9 @@ _ISMCTS_OPTIONS: Dict[str, _Option] = {
     "opponents": _Option(str, lambda v: v in OPPONENTS,
                          "search or policy (the others in the tree search too, or play the "
                          "game's playout policy)"),
+    "groups": _Option(_yes_no, lambda v: isinstance(v, bool),
+                      "yes or no (choose a group of moves first where the game has groups: "
+                      "in Khiva, the cards to play, then those to give)"),
     "reuse": _Option(_yes_no, lambda v: isinstance(v, bool),
                      "yes or no (keep the search tree from one decision to the next)"),
     "workers": _Option(int, lambda v: isinstance(v, int) and 1 <= v <= MAX_WORKERS,

@@ -130,7 +130,15 @@ class SearchConfig:
     nodes and its budget goes to its own choices against opponents that play by the policy's
     habits."""
 
+    groups: bool = False
+    """Whether nodes choose in two steps where the game declares move groups (its
+    ``move_group_shift``; Khiva: the cards a move plays): first a group by its moves' summed
+    statistics, then a move of it. Games without groups search as without it. Cannot be
+    combined with progressive bias."""
+
     def __post_init__(self) -> None:
+        if not isinstance(self.groups, bool):
+            raise ValueError(f"groups is True or False, not {quoted(self.groups)}")
         if self.opponents not in OPPONENTS:
             raise ValueError(f"unknown opponents {quoted(self.opponents)}: use 'search' or "
                              "'policy'")

@@ -145,7 +145,7 @@ def new_tree(state: GameCore, player: int, config: SearchConfig, seed: int) -> T
     the one place a Tree is made."""
     return Tree(state, player, seed, config.c, config.mode, config.max_nodes, True,
                 config.determinize, config.score_weight, config.playout == "policy",
-                opponent_policy=config.opponents == "policy")
+                opponent_policy=config.opponents == "policy", group_moves=config.groups)
 
 
 def check_search(state: GameCore, budget: Budget, player: Optional[int],

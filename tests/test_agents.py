@@ -84,7 +84,7 @@ SAMPLE_VALUES = {
     "c": ["0", "0.7", "1.4142135623730951", "100"], "mode": ["so", "mo", " mo"],
     "max_nodes": ["1", "200000"], "workers": ["1", "4"], "score_weight": ["0", "0.5", "1"],
     "worlds": ["1", "10"], "playout": ["policy", "random", " random"],
-    "opponents": ["search", "policy"], "skill": ["0", "7", "20"],
+    "opponents": ["search", "policy"], "groups": ["yes", "no"], "skill": ["0", "7", "20"],
     "reuse": ["yes", "no", "ON", "0"], "timeout": ["2", "0.25", "60", "3600.5"],
 }
 PROGRAMS = ["caravan uci", f"{shlex.quote(sys.executable)} -m engine.cli uci",

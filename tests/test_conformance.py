@@ -210,15 +210,19 @@ def test_a_games_own_playout_loop_plays_the_same_game_as_the_bases(game, players
             assert len(set(ends)) > 1, "every seed played the same game: nothing was compared"
 
 
-@pytest.mark.parametrize("mode,opponents", [("so", "search"), ("mo", "search"),
-                                             ("so", "policy")])
+@pytest.mark.parametrize("mode,opponents,groups", [("so", "search", False),
+                                                   ("mo", "search", False),
+                                                   ("so", "policy", False),
+                                                   ("so", "search", True),
+                                                   ("mo", "search", True)])
 @pytest.mark.parametrize("game,players,moves,khans", PEEKS,
                          ids=[f"{g}-{n}p-{m}" for g, n, m, _ in PEEKS])
 def test_states_the_searcher_cannot_tell_apart_give_the_same_search(game, players, moves, khans,
-                                                                    mode, opponents):
+                                                                    mode, opponents, groups):
     """Two full states that differ only in what the searching seat cannot see (a
     determinization of one for it) give identical output for the same seed, also when the
-    others play the playout policy in the tree (it reads the determinized world only)."""
+    others play the playout policy in the tree (it reads the determinized world only) and
+    when nodes choose a group of moves first (it reads the node's statistics only)."""
     cls = GAMES[game].cls
     g = advance(cls(players, 50 + moves, **({"khans": khans} if khans else {})), moves, seed=moves)
     assert not g.is_terminal()
@@ -227,8 +231,8 @@ def test_states_the_searcher_cannot_tell_apart_give_the_same_search(game, player
                  if t.to_json() != g.to_json()), None)
     assert twin is not None, "no hidden part differs"
     assert twin.to_json(view=me) == g.to_json(view=me)
-    a = search(g, iterations=400, seed=3, mode=mode, opponents=opponents)
-    b = search(twin, iterations=400, seed=3, mode=mode, opponents=opponents)
+    a = search(g, iterations=400, seed=3, mode=mode, opponents=opponents, groups=groups)
+    b = search(twin, iterations=400, seed=3, mode=mode, opponents=opponents, groups=groups)
     assert stats_of(a) == stats_of(b) and a.move == b.move and a.nodes == b.nodes
 
 
