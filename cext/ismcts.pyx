@@ -372,7 +372,7 @@ cdef int move_group_shift(GameCore g) except -1:
     return shift
 
 
-cdef struct Run:                  # a group of moves: moves[a:b], the chosen one so far
+cdef struct Run:                  # a group of legal moves: indices a to b - 1, ascending
     int a, b
 
 
