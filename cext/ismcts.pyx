@@ -374,6 +374,7 @@ cdef int move_group_shift(GameCore g) except -1:
 
 cdef struct Run:                  # a group of legal moves: indices a to b - 1, ascending
     int a, b
+    uint32_t visits               # its moves' visits, summed
 
 
 cdef inline uint32_t public_count(GameCore g) noexcept:
@@ -775,30 +776,31 @@ cdef class Tree:
         cdef Edge* E = &self.edges[self.nodes[ni].first]
         cdef int* at = self.edge_at
         cdef int i, k, key, shift = self.group_shift, untried = 0
-        cdef uint32_t visits, avail
+        cdef uint32_t avail
         cdef double reward, v, best = -1e300
         cdef Run run, pick, top
         run.a = 0
         pick.a = pick.b = top.a = top.b = 0
+        pick.visits = top.visits = 0
         while run.a < n:
             key = moves[run.a] >> shift
             run.b = run.a + 1
             while run.b < n and (moves[run.b] >> shift) == key:
                 run.b += 1
-            visits = avail = 0
+            run.visits = avail = 0
             reward = 0.0
             for i in range(run.a, run.b):
                 k = at[i]
                 if k >= 0:
-                    visits += E[k].visits
+                    run.visits += E[k].visits
                     reward += E[k].reward_sum
                     avail = max(avail, E[k].avail)
-            if visits == 0:
+            if run.visits == 0:
                 untried += 1
                 if rng_below(&self.rng, untried) == 0:
                     pick = run
             elif untried == 0:
-                v = reward / visits + self.c * sqrt_nonneg(log_count(avail) / visits)
+                v = reward / run.visits + self.c * sqrt_nonneg(log_count(avail) / run.visits)
                 if v > best:
                     best = v
                     top = run
@@ -812,11 +814,7 @@ cdef class Tree:
         cdef Edge* E = &self.edges[self.nodes[ni].first]
         cdef int* at = self.edge_at
         cdef int i, k, untried = 0, chosen = group.a
-        cdef uint32_t visits = 0
         cdef double v, best = -1e300
-        for i in range(group.a, group.b):
-            if at[i] >= 0:
-                visits += E[at[i]].visits
         for i in range(group.a, group.b):
             k = at[i]
             if k < 0 or E[k].visits == 0:
@@ -825,7 +823,7 @@ cdef class Tree:
                     chosen = i
             elif untried == 0:
                 v = E[k].reward_sum / E[k].visits + \
-                    self.c * sqrt_nonneg(log_count(visits) / E[k].visits)
+                    self.c * sqrt_nonneg(log_count(group.visits) / E[k].visits)
                 if v > best:
                     best = v
                     chosen = i
