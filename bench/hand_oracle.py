@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cext.core import GameCore  # noqa: E402
 from search.agents import Agent, parse_agent  # noqa: E402
@@ -28,8 +29,7 @@ from search.config import Budget  # noqa: E402
 from search.ismcts import search  # noqa: E402
 from search.match import play_game  # noqa: E402
 from search.stats import wilson  # noqa: E402
-
-DEAL_BASE = 2026000
+from strength import DEAL_BASE  # noqa: E402  the strength table's deals
 
 
 def with_opponent_hand_known(state: GameCore) -> GameCore:
