@@ -67,6 +67,11 @@ CHANGES: Dict[str, Change] = {
         "khan", "the rule-based agent counts the Sable Nation's face-down cards out of their "
         "decks (2026-12-04, search/heuristics/khan.py): it changes nothing in a game without "
         "the heuristic agent or without the Sable Nation", no_heuristic_or_no_sable),
+    "khan-heuristic-bounds": Change(
+        "khan", "the rule-based agent values each of the Sable Nation's face-down herd cards "
+        "within its Stampede! bound (2026-12-05, search/heuristics/khan.py): it changes "
+        "nothing in a game without the heuristic agent or without the Sable Nation",
+        no_heuristic_or_no_sable),
 }
 
 

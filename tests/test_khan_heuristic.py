@@ -43,3 +43,52 @@ def test_the_expected_deck_holds_what_the_deck_holds_in_number_and_kind():
                     assert all(k in below for k, x in counts.items()
                                if x > 1e-9 and k not in RAIDS)
             g.apply(rng.choice(g.legal_moves()))
+
+
+def test_a_face_down_card_in_sables_herd_is_worth_a_raid_card_within_its_bound():
+    """Seed 0, turn 40, seen by the Bison: two face-down cards in the Sable Nation's herd, each
+    bounded at 50 by a Stampede!. Their decks' unseen Raid! cards within 50 are a 20 and two
+    50s each, so each is worth 40 and the herd 80 (the agent had taken 55 a card, 110)."""
+    g, rng = new_game("khan", players=2, seed=0, khans=["bison", "sable"]), random.Random(0)
+    while g.turn < 40:
+        g.apply(rng.choice(g.legal_moves()))
+    view = g.to_json(view=0)
+    in_herd = [sl for sl in view["sable_face_down"] if sl["at"] == "herd"]
+    assert [(sl["deck"], sl["max"]) for sl in in_herd] == [("grazelands", 50), ("dwarfmine", 50)]
+    decks = {d["name"]: d for d in view["decks"]}
+    assert decks["grazelands"]["unseen"]["raid50"] == 2 and decks["dwarfmine"]["unseen"]["raid20"] == 1
+    assert [heuristic._face_down_worth(sl, decks) for sl in in_herd] == [40.0, 40.0]
+    assert heuristic._herd(view["player_state"][1], view) == (80.0, 2)
+
+
+def test_sables_herd_is_valued_within_every_bound_and_exactly_by_sable():
+    """Random 3-player games with the Sable Nation, every seat's view at every turn: each
+    face-down card in the herd is worth 20 to its bound (exactly 20 when bounded at 20), and
+    the herd counts every card; at the end, or in Sable's own view, the values are known."""
+    seen_bounds = set()
+    for seed in (*range(12), 25, 39, 55):       # 25, 39 and 55 bound a herd card at 20
+        g = new_game("khan", players=3, seed=seed, khans=["llama", "sable", "impala"])
+        rng = random.Random(seed)
+        while True:
+            truth = g.to_json()
+            true_herd = (sum(int(k) * v for k, v in truth["player_state"][1]["herd"].items())
+                         + sum(sl["value"] for sl in truth["sable_face_down"] if sl["at"] == "herd"))
+            for seat in range(3):
+                view = g.to_json(view=seat)
+                decks = {d["name"]: d for d in view["decks"]}
+                ps = view["player_state"][1]
+                value, n = heuristic._herd(ps, view)
+                assert n == sum(ps["herd"].values()) + ps.get("herd_face_down", 0)
+                hidden = [sl for sl in view["sable_face_down"] if sl["at"] == "herd"]
+                if seat == 1 or g.is_terminal():
+                    assert value == true_herd
+                    continue
+                for sl in hidden:
+                    seen_bounds.add(sl["max"])
+                    worth = heuristic._face_down_worth(sl, decks)
+                    assert 20 <= worth <= sl["max"]
+                    assert sl["max"] != 20 or worth == 20
+            if g.is_terminal():
+                break
+            g.apply(rng.choice(g.legal_moves()))
+    assert {20, 50, 100} <= seen_bounds

@@ -3,7 +3,8 @@
 It reads only what its seat knows: the decks' unseen contents and known tops come from
 `world.to_json(view=player)` (card counting: the Sable Nation's face-down cards, Raid! cards
 within their bounds, are counted out of the decks they came from), the herds from the same
-view (Sable's face-down cards are valued at their expected worth). Then:
+view (each of Sable's face-down cards is valued at the expected worth of a Raid! card of its
+deck within its bound). Then:
 
 - a Waha's Blessing just drawn: steal at once when an opponent's herd offers 50 cows or more
   (the best target, the leader on ties), else keep it (20 cows, safe);
@@ -19,22 +20,32 @@ view (Sable's face-down cards are valued at their expected worth). Then:
 from __future__ import annotations
 
 RAID = {"raid20": 20, "raid50": 50, "raid100": 100}
-FACE_DOWN_WORTH = 55.0          # the average Raid! card (20, 50, 50, 100)
 
 
-def _herd(ps: dict, expected_face_down: bool = True) -> tuple:
-    """(value, highest card, number of cards) of a herd as the viewer sees it."""
-    cards = []
-    for k, v in ps["herd"].items():
-        cards += [int(k)] * v
-    value = sum(cards)
-    hidden = ps.get("herd_face_down", 0)
-    if hidden and expected_face_down:
-        value += FACE_DOWN_WORTH * hidden
-    top = max(cards) if cards else 0
-    if hidden:
-        top = max(top, 100 if hidden > 1 else FACE_DOWN_WORTH)
-    return value, top, len(cards) + hidden
+def _face_down_worth(slot: dict, decks: dict) -> float:
+    """The expected value of one of Sable's face-down cards to a seat that cannot see it: a
+    Raid! card of its deck no higher than its bound (`max`, lowered by a Stampede!), weighted
+    as the deck's unseen Raid! cards are (they include this card)."""
+    unseen = decks[slot["deck"]]["unseen"]
+    may_be = [(RAID[k], unseen.get(k, 0)) for k in RAID if RAID[k] <= slot["max"]]
+    total = sum(n for _, n in may_be)
+    if total == 0:      # no unseen Raid! card within the bound: only a loaded view could say so
+        return float(max(v for v, _ in may_be))
+    return sum(v * n for v, n in may_be) / total
+
+
+def _herd(ps: dict, view: dict) -> tuple:
+    """(value, number of cards) of a herd as the viewer sees it: the Sable Nation's face-down
+    cards in its herd (when the viewer cannot see them) at their expected worth."""
+    value = sum(int(k) * v for k, v in ps["herd"].items())
+    n = sum(ps["herd"].values())
+    if ps.get("herd_face_down", 0):
+        decks = {d["name"]: d for d in view["decks"]}
+        hidden = [sl for sl in view["sable_face_down"] if sl["at"] == "herd"]
+        value += sum(sl["value"] if "value" in sl else _face_down_worth(sl, decks)
+                     for sl in hidden)
+        n += len(hidden)
+    return value, n
 
 
 def _own_herd(world, player: int) -> tuple:
@@ -98,7 +109,7 @@ def _steal_targets(view: dict, player: int) -> list:
         if q == player:
             continue
         if ps["khan"] == "sable":
-            value, _, n = _herd(ps)
+            value, n = _herd(ps, view)
             if n:
                 out.append((value / n, ps.get("score", 0) or 0, q, "random"))
         else:
