@@ -92,3 +92,18 @@ def test_sables_herd_is_valued_within_every_bound_and_exactly_by_sable():
                 break
             g.apply(rng.choice(g.legal_moves()))
     assert {20, 50, 100} <= seen_bounds
+
+
+def test_a_blessing_is_kept_when_sables_bounded_herd_offers_less_than_50():
+    """Seed 1, turn 36: the Bison draws a Waha's Blessing, and the Sable Nation's herd is three
+    face-down cards, each bounded at 50 by a Stampede!, from decks whose unseen Raid! cards
+    within 50 are a 20 and a 50: a random steal is worth 35, so the agent keeps the blessing
+    (it stole when it took 55 a card)."""
+    g, rng = new_game("khan", players=2, seed=1, khans=["bison", "sable"]), random.Random(1)
+    while g.turn < 36 or g.to_json()["phase"] != "blessing":
+        g.apply(rng.choice(g.legal_moves()))
+    view = g.to_json(view=0)
+    assert (g.turn, view["to_move"]) == (36, 0)
+    assert [sl["max"] for sl in view["sable_face_down"] if sl["at"] == "herd"] == [50, 50, 50]
+    assert heuristic._steal_targets(view, 0) == [(35.0, 0, 1, "random")]
+    assert g.move_to_text(heuristic.choose(g, 0, random.Random(0))) == "keep"
