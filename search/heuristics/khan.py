@@ -29,7 +29,7 @@ def _face_down_worth(slot: dict, decks: dict) -> float:
     unseen = decks[slot["deck"]]["unseen"]
     may_be = [(RAID[k], unseen.get(k, 0)) for k in RAID if RAID[k] <= slot["max"]]
     total = sum(n for _, n in may_be)
-    if total == 0:      # not in a consistent view, where the card itself is one: its bound
+    if total == 0:      # no unseen Raid! card within the bound: only a loaded view could say so
         return float(max(v for v, _ in may_be))
     return sum(v * n for v, n in may_be) / total
 
