@@ -2,19 +2,27 @@
 face-down cards are Raid! cards, so they are counted out of the decks they came from."""
 import random
 
+from engine.games.khan import KhanOfKhans
 from engine.registry import new_game
 from search.heuristics import khan as heuristic
 
 RAIDS = ("raid20", "raid50", "raid100")
 
 
+def random_duel(seed: int, khans: list, until) -> KhanOfKhans:
+    """A duel of these Khans played by uniformly random moves (from random.Random(seed)) up
+    to the first position where `until(game)` holds."""
+    g, rng = new_game("khan", players=2, seed=seed, khans=khans), random.Random(seed)
+    while not until(g):
+        g.apply(rng.choice(g.legal_moves()))
+    return g
+
+
 def test_a_deck_whose_raid_cards_sable_drew_face_down_holds_none():
     """Seed 0, turn 54 (found by the rules audit of 2026-12-04): earthshaker has one card left,
     its unseen cards are a 20, a 50 and a blessing, and the Sable Nation drew two face-down
     Raid! cards from it. So the last card is the blessing; the agent gave a Raid! card 2/3."""
-    g, rng = new_game("khan", players=2, seed=0, khans=["impala", "sable"]), random.Random(0)
-    while g.turn < 54:
-        g.apply(rng.choice(g.legal_moves()))
+    g = random_duel(0, ["impala", "sable"], lambda g: g.turn >= 54)
     view = g.to_json(view=0)
     deck = next(e for e in view["decks"] if e["name"] == "earthshaker")
     assert deck["count"] == 1 and deck["unseen"] == {"raid20": 1, "raid50": 1, "blessing": 1}
@@ -49,9 +57,7 @@ def test_a_face_down_card_in_sables_herd_is_worth_a_raid_card_within_its_bound()
     """Seed 0, turn 40, seen by the Bison: two face-down cards in the Sable Nation's herd, each
     bounded at 50 by a Stampede!. Their decks' unseen Raid! cards within 50 are a 20 and two
     50s each, so each is worth 40 and the herd 80 (the agent had taken 55 a card, 110)."""
-    g, rng = new_game("khan", players=2, seed=0, khans=["bison", "sable"]), random.Random(0)
-    while g.turn < 40:
-        g.apply(rng.choice(g.legal_moves()))
+    g = random_duel(0, ["bison", "sable"], lambda g: g.turn >= 40)
     view = g.to_json(view=0)
     in_herd = [sl for sl in view["sable_face_down"] if sl["at"] == "herd"]
     assert [(sl["deck"], sl["max"]) for sl in in_herd] == [("grazelands", 50), ("dwarfmine", 50)]
@@ -99,9 +105,8 @@ def test_a_blessing_is_kept_when_sables_bounded_herd_offers_less_than_50():
     face-down cards, each bounded at 50 by a Stampede!, from decks whose unseen Raid! cards
     within 50 are a 20 and a 50: a random steal is worth 35, so the agent keeps the blessing
     (it stole when it took 55 a card)."""
-    g, rng = new_game("khan", players=2, seed=1, khans=["bison", "sable"]), random.Random(1)
-    while g.turn < 36 or g.to_json()["phase"] != "blessing":
-        g.apply(rng.choice(g.legal_moves()))
+    g = random_duel(1, ["bison", "sable"],
+                    lambda g: g.turn >= 36 and g.to_json()["phase"] == "blessing")
     view = g.to_json(view=0)
     assert (g.turn, view["to_move"]) == (36, 0)
     assert [sl["max"] for sl in view["sable_face_down"] if sl["at"] == "herd"] == [50, 50, 50]
