@@ -8,7 +8,8 @@ game recorded under the old one stops counting. Some changes can only alter game
 deals or rows: Khan's known-top fix (CHANGES below) acts only when the Impala People and the
 Sable Nation both sit at the table, so a game of a deal without either plays move for move
 as before; the Khan heuristic's count of face-down cards changes only games where the
-heuristic agent plays and the Sable Nation sits. For such a change this script copies the
+heuristic agent plays and the Sable Nation sits. A change of what the fingerprint hashes,
+not of play, touches no game at all. For such a change this script copies the
 record's lines of the games it cannot touch to today's fingerprint, each naming the
 fingerprint it was carried from (`carried_from`) and the change (`carried_by`), and a line
 carried before keeps its earlier carries (`carried_earlier`); `bench/strength.py table` then
@@ -53,6 +54,10 @@ def khans_without_impala_or_sable(deal, line: dict) -> bool:
     return not {"impala", "sable"} <= set(deal.to_json()["khans"])
 
 
+def every_game(deal, line: dict) -> bool:
+    return True
+
+
 def no_heuristic_or_no_sable(deal, line: dict) -> bool:
     heuristic = any(agent.split(":")[0] == "heuristic" for agent in (line["focus"], line["others"]))
     return not heuristic or "sable" not in deal.to_json()["khans"]
@@ -73,6 +78,11 @@ CHANGES: Dict[str, Change] = {
         "nothing in a game without the heuristic agent or without the Sable Nation",
         no_heuristic_or_no_sable),
 }
+for _game in ("khan", "khiva", "kilim", "taschkent"):
+    CHANGES[f"{_game}-fingerprint-reads-play"] = Change(
+        _game, "the fingerprint hashes the heuristic's golden games and its code without "
+        "comments, no longer its source's bytes (2026-12-05, bench/strength.py): nothing "
+        "plays otherwise", every_game)
 
 
 def job_of(line: dict) -> Job:

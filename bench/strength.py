@@ -33,8 +33,9 @@ bench/records/strength.jsonl), and a later run plays only the games of a row tha
 lacks. `--for-seconds S` stops a run after S seconds (what finished is kept; a game under way
 is dropped), and `--report` plays nothing and prints the rows from the record, marking a row
 that is not complete yet. A game's line names the engine it was played by (`fingerprint`:
-the game's golden numbers, its search defaults and its heuristic's source), so a change that
-alters play never mixes its games with older ones; a game is deterministic for its seed, so
+the game's golden numbers, which pin its rules, its search and its heuristic's play, its
+search defaults and its heuristic's code), so a change that alters play never mixes its
+games with older ones; a game is deterministic for its seed, so
 any line can be checked by playing game k again.
 """
 from __future__ import annotations
@@ -46,6 +47,7 @@ import os
 import subprocess
 import sys
 import time
+import tokenize
 from dataclasses import dataclass
 from multiprocessing import Pool
 from multiprocessing import TimeoutError as PoolTimeout
@@ -151,14 +153,26 @@ def measure(pool: Pool, game: str, players: int, focus: str, others: str,
     return won, games, low, high, time.perf_counter() - t0
 
 
+def code_text(path: str) -> str:
+    """A Python file's source without its comments, trailing spaces and blank lines: what
+    it runs (docstrings stay), so that rewording a comment changes nothing hashed."""
+    with open(path, "rb") as f:
+        comments = [t.start for t in tokenize.tokenize(f.readline) if t.type == tokenize.COMMENT]
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    for row, col in comments:
+        lines[row - 1] = lines[row - 1][:col]
+    return "\n".join(line.rstrip() for line in lines if line.strip())
+
+
 def fingerprint(game: str) -> str:
-    """What decides how the agents of a row play `game`: its golden numbers (rules and search
-    signature: play_text, not the random playouts, which no agent at the defaults plays), its
-    search defaults and its heuristic's source, hashed."""
+    """What decides how the agents of a row play `game`: its golden numbers (rules, search
+    signature and the heuristic's games: play_text, not the random playouts, which no agent
+    at the defaults plays), its search defaults and its heuristic's code (code_text: a change
+    of a rare branch that the heuristic's golden games miss still counts), hashed."""
     h = hashlib.sha256(f"v{RECORD_VERSION}|{SEARCH_DEFAULTS[game]!r}|".encode())
     h.update(play_text(game).encode())
-    with open(os.path.join(HERE, "..", "search", "heuristics", f"{game}.py"), "rb") as f:
-        h.update(f.read())
+    h.update(code_text(os.path.join(HERE, "..", "search", "heuristics", f"{game}.py")).encode())
     return h.hexdigest()[:16]
 
 

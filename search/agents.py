@@ -62,17 +62,9 @@ class HeuristicAgent(Agent):
         self.rng = _random.Random(seed % SEED_SPACE)
 
     def choose(self, state: GameCore) -> int:
-        from search.heuristics import heuristic_for
+        from search.heuristics import heuristic_move
 
-        legal = state.legal_moves()
-        if len(legal) == 1:
-            return legal[0]
-        player = state.to_move
-        world = state.determinized(player, self.rng.getrandbits(63))
-        move = heuristic_for(state.game)(world, player, self.rng)
-        if move not in legal:
-            raise RuntimeError(f"heuristic for {state.game} chose an illegal move {move}")
-        return move
+        return heuristic_move(state, self.rng)
 
 
 class SearchingAgent(Agent):

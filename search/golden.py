@@ -1,9 +1,11 @@
 """Golden numbers: perft counts and a search signature for every game, as chess engines keep
 perft files and Stockfish a `bench` signature. Any change of the rules' behaviour (moves
 generated, chance drawn, information keyed) or of the search changes one of them at once.
-A third part pins the cores' random playouts (the loop `random_playouts` times and
-`playout=random` plays), which no search at the defaults runs: a speed change there must
-leave every game as it was.
+A third part pins the rule-based agents: whole games of each game's heuristic against itself
+(search/heuristics), their moves digested, so that a change of how the heuristic plays, in
+its module or in anything it calls, shows as a change of behaviour too. A fourth part pins
+the cores' random playouts (the loop `random_playouts` times and `playout=random` plays),
+which no search at the defaults runs: a speed change there must leave every game as it was.
 
 The positions are reached by a fixed line of moves from a seeded deal: at each ply the move
 at a seeded index of the legal moves (ascending), so they do not depend on how moves are
@@ -16,6 +18,7 @@ own generator), so a position and its perft count are fixed numbers.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -26,6 +29,7 @@ from cext.core import GameCore
 from cext.ismcts import random_playout_outcomes
 from engine.registry import GAMES, game_info, new_game
 from search.config import Budget, SearchConfig
+from search.heuristics import heuristic_move
 from search.ismcts import search
 
 GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "golden"
@@ -35,8 +39,9 @@ SIGNATURE_ITERATIONS = 300
 SIGNATURE_SEED = 11
 SIGNATURE_MODES = ("so", "mo")
 PLAYOUT_GAMES = 10              # random playouts from each golden position
-PARTS = ("perft", "signature", "playouts")
-PLAY_PARTS = PARTS[:2]          # what decides how an agent at the defaults plays
+HEURISTIC_GAMES = 20            # heuristic self-play games per player count
+PARTS = ("perft", "signature", "heuristic", "playouts")
+PLAY_PARTS = PARTS[:3]          # what decides how an agent at the defaults plays
 
 
 def golden_position(game: str, players: int, seed: int, plies: int) -> GameCore:
@@ -94,6 +99,31 @@ def signature_rows(game: str) -> List[dict]:
     return rows
 
 
+def heuristic_rows(game: str) -> List[dict]:
+    """Seeded games of the heuristic in every seat, per player count: their moves (counted,
+    and digested in notation), and each seat's scores summed over the games. Each seat has its
+    own generator, as each heuristic agent at a table has."""
+    rows = []
+    info = game_info(game)
+    for players in range(info.min_players, info.max_players + 1):
+        first = 2000 + 100 * players
+        digest = hashlib.sha256()
+        moves = 0
+        scores = [0] * players
+        for deal in range(first, first + HEURISTIC_GAMES):
+            state = new_game(game, players, seed=deal)
+            rngs = [random.Random(deal * 10 + seat) for seat in range(players)]
+            while not state.is_terminal():
+                move = heuristic_move(state, rngs[state.to_move])
+                digest.update(state.move_to_text(move).encode() + b" ")
+                state.apply(move)
+                moves += 1
+            scores = [total + s for total, s in zip(scores, state.scores())]
+        rows.append({"players": players, "deals": [first, first + HEURISTIC_GAMES - 1],
+                     "moves": moves, "digest": digest.hexdigest()[:16], "scores": scores})
+    return rows
+
+
 def playout_rows(game: str) -> List[dict]:
     """Seeded random playouts from the golden positions: their moves and each seat's scores,
     summed over the games."""
@@ -115,7 +145,7 @@ def golden(game: str, recorded: dict | None = None) -> dict:
     if recorded is not None:
         depths = {(r["players"], r["seed"], r["plies"]): r["depth"] for r in recorded["perft"]}
     return {"game": game, "perft": perft_rows(game, depths), "signature": signature_rows(game),
-            "playouts": playout_rows(game)}
+            "heuristic": heuristic_rows(game), "playouts": playout_rows(game)}
 
 
 def golden_file(game: str) -> Path:
@@ -133,8 +163,9 @@ def dumps(numbers: dict, parts: Sequence[str] = PARTS) -> str:
 
 
 def play_text(game: str) -> str:
-    """The recorded perft and signature of `game` as text: what bench/strength.py's fingerprint
-    hashes (random playouts do not decide how an agent at the defaults plays)."""
+    """The recorded perft, search signature and heuristic games of `game` as text: what
+    bench/strength.py's fingerprint hashes (random playouts do not decide how an agent at the
+    defaults plays)."""
     return dumps(load_golden(game), PLAY_PARTS)
 
 

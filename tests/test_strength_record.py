@@ -217,3 +217,18 @@ def test_bad_arguments_are_usage_errors_before_any_game(args, message):
                          timeout=60, cwd=ROOT)
     assert bad.returncode == 2, bad.stderr
     assert message in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_fingerprint_reads_a_heuristics_code_without_its_comments(tmp_path, monkeypatch):
+    """Rewording a comment of search/heuristics/<game>.py voids no recorded game; a change
+    of code, a string holding '#' included, is still seen."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    from strength import code_text
+
+    source = 'def f(x):  # the value\n    # why\n\n    return "#x" + x   \n'
+    (tmp_path / "a.py").write_text(source)
+    (tmp_path / "b.py").write_text(source.replace("# why", "# because").replace("  # the value", ""))
+    (tmp_path / "c.py").write_text(source.replace('"#x"', '"#y"'))
+    assert code_text(str(tmp_path / "a.py")) == 'def f(x):\n    return "#x" + x'
+    assert code_text(str(tmp_path / "b.py")) == code_text(str(tmp_path / "a.py"))
+    assert code_text(str(tmp_path / "c.py")) != code_text(str(tmp_path / "a.py"))

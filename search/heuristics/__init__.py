@@ -8,7 +8,10 @@ without cheating; `rng` is a seeded `random.Random`.
 from __future__ import annotations
 
 import importlib
+import random
 from typing import Callable
+
+from cext.core import GameCore
 
 MODULES = {
     "khiva": "search.heuristics.khiva",
@@ -27,3 +30,18 @@ def heuristic_for(game: str) -> Callable:
     except ModuleNotFoundError:
         raise ValueError(f"no heuristic agent for {game!r} yet") from None
     return module.choose
+
+
+def heuristic_move(state: GameCore, rng: random.Random) -> int:
+    """The move the game's heuristic plays for the seat to move in `state`: a forced move as
+    it is; otherwise its choice in a determinization for that seat (seeded from `rng`), so
+    it uses only what the seat knows. RuntimeError if it chooses an illegal move."""
+    legal = state.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    player = state.to_move
+    world = state.determinized(player, rng.getrandbits(63))
+    move = heuristic_for(state.game)(world, player, rng)
+    if move not in legal:
+        raise RuntimeError(f"heuristic for {state.game} chose an illegal move {move}")
+    return move
