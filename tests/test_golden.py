@@ -1,7 +1,7 @@
 """Golden numbers (search/golden.py): perft counts, the search signature, the heuristic's
-games and the random playouts of every game are the recorded ones, so a change of behaviour is seen at once. After
-a deliberate change, record them again with `python -m search.golden --write` and say why in
-the commit."""
+games and the random playouts of every game are the recorded ones, so a change of behaviour
+is seen at once. After a deliberate change, record them again with `python -m search.golden
+--write` and say why in the commit."""
 import pytest
 
 from cext.ismcts import random_playout_outcomes, random_playouts

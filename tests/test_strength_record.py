@@ -227,7 +227,8 @@ def test_the_fingerprint_reads_a_heuristics_code_without_its_comments(tmp_path, 
 
     source = 'def f(x):  # the value\n    # why\n\n    return "#x" + x   \n'
     (tmp_path / "a.py").write_text(source)
-    (tmp_path / "b.py").write_text(source.replace("# why", "# because").replace("  # the value", ""))
+    reworded = source.replace("# why", "# because").replace("  # the value", "")
+    (tmp_path / "b.py").write_text(reworded)
     (tmp_path / "c.py").write_text(source.replace('"#x"', '"#y"'))
     assert code_text(str(tmp_path / "a.py")) == 'def f(x):\n    return "#x" + x'
     assert code_text(str(tmp_path / "b.py")) == code_text(str(tmp_path / "a.py"))
