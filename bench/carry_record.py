@@ -81,7 +81,7 @@ CHANGES: Dict[str, Change] = {
 for _game in ("khan", "khiva", "kilim", "taschkent"):
     CHANGES[f"{_game}-fingerprint-reads-play"] = Change(
         _game, "the fingerprint hashes the heuristic's golden games and its code without "
-        "comments, no longer its source's bytes (2026-12-05, bench/strength.py): nothing "
+        "comments, no longer its source's bytes (2026-12-06, bench/strength.py): nothing "
         "plays otherwise", every_game)
 
 
