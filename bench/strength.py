@@ -21,7 +21,9 @@ the same deals, and prints each one's win share. With `--row defaults` the oppon
 with the game's defaults at the same budget: does the setting beat them? With `--row budget`
 it plays the budget row instead, the setting given to both searches (4x against 1x): does
 the setting make strength grow with time? With `--record FILE` it keeps each game as `table`
-does, so a run of hours can stop (`--for-seconds`) and resume.
+does, so a run of hours can stop (`--for-seconds`) and resume, and it pairs each setting's
+games with the defaults' games on the same deals and seats (found in FILE or in `table`'s
+record): how many went better with each, and the sign test on those.
 
 Games are played in `--jobs` processes. Game k deals from seed 2026000 + k // P with the
 searcher in seat k % P, so every deal is played from every seat (duplicate deals) and every
@@ -62,7 +64,7 @@ from engine.registry import GAMES, SEARCH_DEFAULTS, game_info  # noqa: E402
 from search.golden import play_text  # noqa: E402
 from search.agents import parse_agent  # noqa: E402
 from search.match import agent_seed, play_game  # noqa: E402
-from search.stats import wilson  # noqa: E402
+from search.stats import sign_test, wilson  # noqa: E402
 
 DEAL_BASE = 2_026_000
 ROWS = ("heuristic", "table", "budget", "cheat")
@@ -341,7 +343,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     print(f"{info.title}, {players} players: {what}, {args.games} games on deals "
           f"{first_deal}..")
     if args.record:
-        return tune_recorded(args, info.name, players, matchups)
+        return tune_recorded(args, info.name, players, matchups, agents(""))
     with Pool(args.jobs) as pool:
         for setting, focus, others in matchups:
             won, n, low, high, secs = measure(pool, info.name, players, focus, others,
@@ -351,22 +353,46 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def recorded_shares(done: Dict[tuple, float], fp: str, jobs: List[Job]) -> Dict[int, float]:
+    """The focus's win share in each of `jobs` that the record holds, by game k."""
+    found = ((j[4], done.get(record_key(fp, j))) for j in jobs)
+    return {k: share for k, share in found if share is not None}
+
+
+def paired_line(mine: Dict[int, float], theirs: Dict[int, float]) -> str:
+    """A setting's games against the defaults' on the same deals and seats: how many went
+    better with each (a game both played alike tells nothing), and the sign test."""
+    common = sorted(set(mine) & set(theirs))
+    better = sum(1 for k in common if mine[k] > theirs[k])
+    worse = sum(1 for k in common if mine[k] < theirs[k])
+    return (f"{'':<32} paired with the defaults on {len(common)} games: {better} went better "
+            f"with the setting, {worse} with the defaults (sign test p {sign_test(better, worse):.2f})")
+
+
 def tune_recorded(args: argparse.Namespace, game: str, players: int,
-                  matchups: List[Tuple[str, str, str]]) -> int:
+                  matchups: List[Tuple[str, str, str]], defaults: Tuple[str, str]) -> int:
     """cmd_tune with `--record`: each game is kept as it ends, as `table` keeps its rows', so
     a long tuning run can be stopped (`--for-seconds`) and resumed; the shares printed are
-    those of the games recorded under today's engine."""
+    those of the games recorded under today's engine. Each setting is also paired, game by
+    game, with the defaults' games on the same deals where the record or `table`'s record
+    holds them (`-` among the settings plays them)."""
     fps = {game: fingerprint(game)}
+    base_jobs = games_of(game, players, *defaults, args.first_game, args.games)
     for setting, focus, others in matchups:
         jobs = games_of(game, players, focus, others, args.first_game, args.games)
         complete = play_missing(jobs, fps, args)
         done = load_record(args.record)
-        shares = [done[key] for key in (record_key(fps[game], j) for j in jobs) if key in done]
-        won, n = sum(shares), len(shares)
+        shares = recorded_shares(done, fps[game], jobs)
+        won, n = sum(shares.values()), len(shares)
         low, high = wilson(won, n)
         count = f"{won:6.1f}/{n}" + ("" if n == len(jobs) else f" (of {len(jobs)})")
         print(f"{setting:<32} {count} = {won / max(n, 1):.3f} [{low:.3f}, {high:.3f}]",
               flush=True)
+        if setting != "-" and args.row != "defaults":   # --row defaults is paired by itself
+            base = {**recorded_shares(load_record(DEFAULT_RECORD), fps[game], base_jobs),
+                    **recorded_shares(done, fps[game], base_jobs)}
+            if base:
+                print(paired_line(shares, base), flush=True)
         if not complete:
             print(f"stopped after --for-seconds {args.for_seconds}: run the same command "
                   f"again to play the rest", file=sys.stderr)

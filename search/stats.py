@@ -1,4 +1,5 @@
-"""Statistics for measuring strength: intervals, Elo and the sequential probability ratio test.
+"""Statistics for measuring strength: intervals, Elo, the sign test of paired games and the
+sequential probability ratio test.
 
 Every function here is checked against known values in tests/test_stats.py.
 """
@@ -20,6 +21,22 @@ def wilson(wins: float, n: int, z: float = Z95) -> Tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def sign_test(better: int, worse: int) -> float:
+    """Two-sided exact sign test: the chance, if two agents were equally strong, of a split
+    at least this uneven among the paired games they did not play alike (`better` went the
+    first agent's way, `worse` the second's; games both played alike are left out). 1.0 when
+    there are none."""
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
+               for x in (better, worse)):
+        raise ValueError(f"a sign test counts games: whole numbers >= 0, not {better!r} and "
+                         f"{worse!r}")
+    n, low = better + worse, min(better, worse)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(low + 1)) / 2 ** n
+    return min(1.0, 2.0 * tail)
 
 
 def elo_from_score(score: float) -> float:

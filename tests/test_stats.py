@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from search.stats import Sprt, elo_estimate, elo_from_score, score_from_elo, wilson
+from search.stats import Sprt, elo_estimate, elo_from_score, score_from_elo, sign_test, wilson
 
 
 def test_wilson_interval_known_values():
@@ -15,6 +15,24 @@ def test_wilson_interval_known_values():
     lo, hi = wilson(50, 100)
     assert (round(lo, 4), round(hi, 4)) == (0.4038, 0.5962)
     assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_sign_test_known_values():
+    # two-sided exact binomial p-values, as scipy.stats.binomtest(k, n, 0.5) gives them
+    assert sign_test(15, 19) == pytest.approx(0.6075913612730801, rel=1e-12)
+    assert sign_test(29, 21) == pytest.approx(0.3222363203575469, rel=1e-12)
+    assert sign_test(40, 32) == pytest.approx(0.40957939592707177, rel=1e-12)
+    assert sign_test(30, 18) == pytest.approx(0.11140289106101878, rel=1e-12)
+    assert sign_test(0, 10) == pytest.approx(0.001953125, rel=1e-12)
+    assert sign_test(3, 0) == 0.25
+    assert sign_test(11, 11) == 1.0 and sign_test(1, 0) == 1.0 and sign_test(0, 0) == 1.0
+    assert sign_test(19, 15) == sign_test(15, 19)
+
+
+@pytest.mark.parametrize("bad", [(-1, 3), (2.5, 1), (True, 1), ("3", 1), (1, None)])
+def test_sign_test_refuses_what_is_not_a_count(bad):
+    with pytest.raises(ValueError, match="whole numbers"):
+        sign_test(*bad)
 
 
 def test_elo_from_score_known_values():

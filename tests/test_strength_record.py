@@ -152,6 +152,32 @@ def test_tune_against_the_defaults_plays_the_setting_against_the_plain_search(tm
     assert sorted(r["k"] for r in kept) == [0, 1, 2]
 
 
+def test_tune_pairs_each_setting_with_the_defaults_games_on_the_same_deals(tmp_path):
+    """The sign test of docs/strength.md's tuning tables comes from the record: each game of
+    a setting beside the defaults' game on the same deal and seat."""
+    record = tmp_path / "tuning.jsonl"
+    run = tune("--games", "6", "--record", str(record), "-", "c=3.0")
+    assert run.returncode == 0, run.stderr
+    share = {(r["focus"], r["k"]): r["share"] for r in lines(record)}
+    plain = [share["ismcts:iterations=150", k] for k in range(6)]
+    wide = [share["ismcts:iterations=150,c=3.0", k] for k in range(6)]
+    better = sum(w > p for w, p in zip(wide, plain))
+    worse = sum(w < p for w, p in zip(wide, plain))
+    paired = [line for line in run.stdout.splitlines() if "paired with the defaults" in line]
+    assert len(paired) == 1, run.stdout               # the defaults are not paired with themselves
+    assert paired[0].strip().startswith(f"paired with the defaults on 6 games: {better} went "
+                                        f"better with the setting, {worse} with the defaults")
+
+
+def test_paired_games_count_only_the_deals_both_played(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    from strength import paired_line
+
+    line = paired_line({0: 1.0, 1: 0.0, 2: 0.5, 3: 1.0, 4: 1.0}, {0: 0.0, 1: 0.0, 2: 1.0, 3: 0.0})
+    assert line.strip() == ("paired with the defaults on 4 games: 2 went better with the "
+                            "setting, 1 with the defaults (sign test p 1.00)")
+
+
 def test_tune_refuses_a_budget_row_it_cannot_play_and_a_stop_without_a_record(tmp_path):
     for extra in (["--players", "3"], ["--agent", "cheat"]):
         bad = tune("--row", "budget", *extra, "-")
