@@ -29,12 +29,12 @@ import sys
 import time
 from dataclasses import dataclass
 from multiprocessing import Pool
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Sequence, Set
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from engine.registry import new_game  # noqa: E402
+from engine.registry import game_info, new_game  # noqa: E402
 from strength import (DEAL_BASE, DEFAULT_RECORD, JOBS, Job, append_line,  # noqa: E402
                       fingerprint, head_commit, load_record, non_negative_int, record_key,
                       timed_play)
@@ -83,15 +83,32 @@ for _game in ("khan", "khiva", "kilim", "taschkent"):
         _game, "the fingerprint hashes the heuristic's golden games and its code without "
         "comments, no longer its source's bytes (2026-12-06, bench/strength.py): nothing "
         "plays otherwise", every_game)
+for _game in ("khiva", "kilim", "taschkent"):
+    CHANGES[f"{_game}-fingerprint-per-player-count"] = Change(
+        _game, "the fingerprint hashes the search defaults of the row's player count, no "
+        "longer the whole registry row, whose score weight became one per player count "
+        "(2026-12-06, engine/registry.py): no default changed, nothing plays otherwise",
+        every_game)
+
+
+def not_four_players(deal, line: dict) -> bool:
+    return line["players"] != 4
+
+
+CHANGES["khan-fingerprint-per-player-count"] = Change(
+    "khan", "the fingerprint hashes the search defaults of the row's player count, and at 4 "
+    "players the defaults became score weight 0.75 with mo keying (2026-12-06, "
+    "engine/registry.py, docs/strength.md's seventh run): only 4-player games play otherwise",
+    not_four_players)
 
 
 def job_of(line: dict) -> Job:
     return (line["game"], line["players"], line["focus"], line["others"], line["k"])
 
 
-def carried_lines(change: Change, old: str, path: str) -> List[dict]:
-    """The record's lines played under fingerprint `old` whose deal `change` cannot touch,
-    each game once (the last line of a game wins, as load_record reads them)."""
+def carried_lines(change: Change, old: Set[str], path: str) -> List[dict]:
+    """The record's lines played under a fingerprint in `old` whose deal `change` cannot
+    touch, each game once (the last line of a game wins, as load_record reads them)."""
     lines: Dict[Job, dict] = {}
     with open(path) as f:
         for text in f:
@@ -99,7 +116,7 @@ def carried_lines(change: Change, old: str, path: str) -> List[dict]:
                 line = json.loads(text)
             except ValueError:
                 continue                     # a torn line, as load_record skips it
-            if line.get("fingerprint") != old or line.get("game") != change.game:
+            if line.get("fingerprint") not in old or line.get("game") != change.game:
                 continue
             deal = new_game(change.game, line["players"], DEAL_BASE + line["k"] // line["players"])
             if change.untouched(deal, line):
@@ -121,19 +138,25 @@ def carried_line(line: dict, new: str, old: str, change: str, commit: str, date:
     return out
 
 
+def round_robin(groups: List[List[dict]]) -> List[dict]:
+    """The first of each group, then the second of each, and so on."""
+    out: List[dict] = []
+    for i in range(max((len(g) for g in groups), default=0)):
+        out.extend(g[i] for g in groups if i < len(g))
+    return out
+
+
 def sample_for_check(lines: List[dict], n: int) -> List[dict]:
-    """n of `lines`, spread over the rows and their outcomes (round robin over (players,
-    focus, others, share), the lowest k first): the same games every run."""
-    rows: Dict[tuple, List[dict]] = {}
+    """n of `lines`, spread over the rows first (a row: players, focus, others) and within a
+    row over its outcomes, the lowest k first: the same games every run. A check of four
+    then plays a game of each of four rows, whatever their player counts."""
+    rows: Dict[tuple, Dict[float, List[dict]]] = {}
     for line in sorted(lines, key=lambda l: l["k"]):
-        rows.setdefault((line["players"], line["focus"], line["others"], line["share"]),
-                        []).append(line)
-    picked: List[dict] = []
-    while len(picked) < n and any(rows.values()):
-        for key in sorted(rows):
-            if rows[key] and len(picked) < n:
-                picked.append(rows[key].pop(0))
-    return picked
+        row = rows.setdefault((line["players"], line["focus"], line["others"]), {})
+        row.setdefault(line["share"], []).append(line)
+    per_row = [round_robin([by_share[s] for s in sorted(by_share)])
+               for _, by_share in sorted(rows.items())]
+    return round_robin(per_row)[:n]
 
 
 def replays_agree(check: List[dict], jobs: int) -> bool:
@@ -164,24 +187,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="carry nothing: play --check of the games already carried again")
     args = ap.parse_args(argv)
     change = CHANGES[args.change]
-    new = fingerprint(change.game)
-    if new == args.old:
+    info = game_info(change.game)
+    today = {n: fingerprint(change.game, n)
+             for n in range(info.min_players, info.max_players + 1)}
+    if args.old in today.values():
         ap.error(f"--from {args.old} is today's fingerprint: there is nothing to carry")
     if args.verify:
-        carried = [l for l in carried_lines(change, new, args.record)
+        carried = [l for l in carried_lines(change, set(today.values()), args.record)
                    if l.get("carried_from") == args.old and l.get("carried_by") == args.change]
         return 0 if replays_agree(sample_for_check(carried, args.check), args.jobs) else 1
     done = load_record(args.record)
-    todo = [l for l in carried_lines(change, args.old, args.record)
-            if record_key(new, job_of(l)) not in done]
-    print(f"{len(todo)} games of {change.game} to carry from {args.old} to {new}",
-          file=sys.stderr)
+    todo = [l for l in carried_lines(change, {args.old}, args.record)
+            if record_key(today[l["players"]], job_of(l)) not in done]
+    print(f"{len(todo)} games of {change.game} to carry from {args.old} to today's "
+          f"fingerprints", file=sys.stderr)
     if not replays_agree(sample_for_check(todo, args.check), args.jobs):
         print("carry_record.py: nothing carried", file=sys.stderr)
         return 1
     commit, date = head_commit(), time.strftime("%Y-%m-%d")
     for line in todo:                        # its own commit and date stay: when it was played
-        append_line(args.record, carried_line(line, new, args.old, args.change, commit, date))
+        append_line(args.record, carried_line(line, today[line["players"]], args.old,
+                                              args.change, commit, date))
     print(f"carried {len(todo)} games", file=sys.stderr)
     return 0
 

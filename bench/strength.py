@@ -167,15 +167,30 @@ def code_text(path: str) -> str:
     return "\n".join(line.rstrip() for line in lines if line.strip())
 
 
-def fingerprint(game: str) -> str:
-    """What decides how the agents of a row play `game`: its golden numbers (rules, search
-    signature and the heuristic's games: play_text, not the random playouts, which no agent
-    at the defaults plays), its search defaults and its heuristic's code (code_text: a change
-    of a rare branch that the heuristic's golden games miss still counts), hashed."""
-    h = hashlib.sha256(f"v{RECORD_VERSION}|{SEARCH_DEFAULTS[game]!r}|".encode())
+def fingerprint(game: str, players: int) -> str:
+    """What decides how the agents of a row of `game` at `players` play: its golden numbers
+    (rules, search signature and the heuristic's games: play_text, not the random playouts,
+    which no agent at the defaults plays), its search defaults at that player count (a
+    change of another count's defaults leaves the row's games standing) and its heuristic's
+    code (code_text: a change of a rare branch that the heuristic's golden games miss still
+    counts), hashed."""
+    defaults = SEARCH_DEFAULTS[game].as_text(players)
+    h = hashlib.sha256(f"v{RECORD_VERSION}|{players}|{defaults}|".encode())
     h.update(play_text(game).encode())
     h.update(code_text(os.path.join(HERE, "..", "search", "heuristics", f"{game}.py")).encode())
     return h.hexdigest()[:16]
+
+
+Fingerprints = Dict[Tuple[str, int], str]
+
+
+def fingerprints_of(jobs: Sequence["Job"]) -> Fingerprints:
+    """The fingerprint of each (game, players) among `jobs`."""
+    return {key: fingerprint(*key) for key in sorted({(j[0], j[1]) for j in jobs})}
+
+
+def job_fingerprint(fps: Fingerprints, job: "Job") -> str:
+    return fps[(job[0], job[1])]
 
 
 def record_key(fp: str, job: Job) -> Tuple[str, str, int, str, str, int]:
@@ -234,11 +249,11 @@ def row_jobs(row: "Row", n: int) -> List[Job]:
     return games_of(row.game, row.players, row.focus, row.others, 0, n)
 
 
-def play_missing(jobs: List[Job], fps: Dict[str, str], args: argparse.Namespace) -> bool:
+def play_missing(jobs: List[Job], fps: Fingerprints, args: argparse.Namespace) -> bool:
     """Play the jobs the record lacks, appending each as it ends; False if --for-seconds cut
     the run short."""
     done = load_record(args.record)
-    todo = [j for j in jobs if record_key(fps[j[0]], j) not in done]
+    todo = [j for j in jobs if record_key(job_fingerprint(fps, j), j) not in done]
     if not todo or args.report:
         return True
     os.makedirs(os.path.dirname(os.path.abspath(args.record)), exist_ok=True)
@@ -256,7 +271,7 @@ def play_missing(jobs: List[Job], fps: Dict[str, str], args: argparse.Namespace)
                 job, share, secs = results.next(timeout=left)
             except PoolTimeout:
                 return False
-            append_record(args.record, fps[job[0]], job, share, secs, commit)
+            append_record(args.record, job_fingerprint(fps, job), job, share, secs, commit)
             print(f"  {job[0]} {job[2]} vs {job[3]} game {job[4]}: {share:.3f} "
                   f"({secs:.0f} s CPU, {i + 1}/{len(todo)})", file=sys.stderr, flush=True)
         return True
@@ -273,16 +288,17 @@ def cmd_table(args: argparse.Namespace) -> int:
         n_games = args.games or DEFAULT_GAMES.get(game, 100)
         for row in rows_for(game, args.scale, names):
             plan.append((row, -(-n_games // row.players) * row.players))   # whole deals
-    fps = {game: fingerprint(game) for game in games}
-    complete = play_missing([j for row, n in plan for j in row_jobs(row, n)], fps, args)
+    all_jobs = [j for row, n in plan for j in row_jobs(row, n)]
+    fps = fingerprints_of(all_jobs)
+    complete = play_missing(all_jobs, fps, args)
     done = load_record(args.record)
     results: List[Dict[str, object]] = []
     print("| game | row | players | agent | against | games | win share | 95% Wilson | bar | "
           "passes |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for row, n in plan:
-        shares = [done[k] for k in (record_key(fps[row.game], j) for j in row_jobs(row, n))
-                  if k in done]
+        fp = fps[(row.game, row.players)]
+        shares = [done[k] for k in (record_key(fp, j) for j in row_jobs(row, n)) if k in done]
         played = len(shares)
         won = sum(shares)
         low, high = wilson(won, played)
@@ -298,7 +314,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         results.append(dict(game=row.game, row=row.name, players=row.players, agent=row.focus,
                             against=row.others, games=played, of=n, won=won, share=share,
                             low=low, high=high, passes=verdict, scale=args.scale,
-                            fingerprint=fps[row.game]))
+                            fingerprint=fp))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
@@ -376,21 +392,22 @@ def tune_recorded(args: argparse.Namespace, game: str, players: int,
     those of the games recorded under today's engine. Each setting is also paired, game by
     game, with the defaults' games on the same deals where the record or `table`'s record
     holds them (`-` among the settings plays them)."""
-    fps = {game: fingerprint(game)}
+    fps = {(game, players): fingerprint(game, players)}
+    fp = fps[(game, players)]
     base_jobs = games_of(game, players, *defaults, args.first_game, args.games)
     for setting, focus, others in matchups:
         jobs = games_of(game, players, focus, others, args.first_game, args.games)
         complete = play_missing(jobs, fps, args)
         done = load_record(args.record)
-        shares = recorded_shares(done, fps[game], jobs)
+        shares = recorded_shares(done, fp, jobs)
         won, n = sum(shares.values()), len(shares)
         low, high = wilson(won, n)
         count = f"{won:6.1f}/{n}" + ("" if n == len(jobs) else f" (of {len(jobs)})")
         print(f"{setting:<32} {count} = {won / max(n, 1):.3f} [{low:.3f}, {high:.3f}]",
               flush=True)
         if setting != "-" and args.row != "defaults":   # --row defaults is paired by itself
-            base = {**recorded_shares(load_record(DEFAULT_RECORD), fps[game], base_jobs),
-                    **recorded_shares(done, fps[game], base_jobs)}
+            base = {**recorded_shares(load_record(DEFAULT_RECORD), fp, base_jobs),
+                    **recorded_shares(done, fp, base_jobs)}
             if base:
                 print(paired_line(shares, base), flush=True)
         if not complete:

@@ -22,7 +22,8 @@ class SearchDefaults:
     builds its configuration from them: search.config.game_config)."""
 
     c: float                      # the UCB exploration constant
-    score_weight: float           # the share of the reward that is the score margin
+    # per player count: the share of the reward that is the score margin
+    score_weights: Dict[int, float]
     modes: Dict[int, str]         # keying mode ("so" or "mo") per player count
     # Iterations per decision that take about DEFAULT_SECONDS on one core of the reference
     # machine, per player count: the budget of runs that must be reproducible (match, arena,
@@ -32,20 +33,29 @@ class SearchDefaults:
     def mode(self, players: int) -> str:
         return self.modes[players]
 
+    def score_weight(self, players: int) -> float:
+        return self.score_weights[players]
+
     def as_text(self, players: int) -> str:
-        return (f"c={self.c:g} mode={self.modes[players]} score_weight={self.score_weight:g} "
+        return (f"c={self.c:g} mode={self.modes[players]} "
+                f"score_weight={self.score_weights[players]:g} "
                 f"iterations={self.iterations[players]}")
 
 
 # One row per game; `caravan games` prints them. How each value was chosen: docs/strength.md.
 SEARCH_DEFAULTS: Dict[str, SearchDefaults] = {
-    "khiva": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
+    "khiva": SearchDefaults(0.7, {2: 0.5, 3: 0.5, 4: 0.5, 5: 0.5},
+                            {2: "so", 3: "so", 4: "so", 5: "so"},
                             {2: 150_000, 3: 180_000, 4: 220_000, 5: 190_000}),
-    "khan": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
+    # Khan at 4 players: score weight 0.75 with mo keying (strength.md, the seventh run)
+    "khan": SearchDefaults(0.7, {2: 0.5, 3: 0.5, 4: 0.75, 5: 0.5},
+                           {2: "so", 3: "so", 4: "mo", 5: "so"},
                            {2: 140_000, 3: 120_000, 4: 120_000, 5: 110_000}),
-    "kilim": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so", 5: "so"},
+    "kilim": SearchDefaults(0.7, {2: 0.5, 3: 0.5, 4: 0.5, 5: 0.5},
+                            {2: "so", 3: "so", 4: "so", 5: "so"},
                             {2: 160_000, 3: 110_000, 4: 105_000, 5: 95_000}),
-    "taschkent": SearchDefaults(0.7, 0.5, {2: "so", 3: "so", 4: "so"},
+    "taschkent": SearchDefaults(0.7, {2: 0.5, 3: 0.5, 4: 0.5},
+                                {2: "so", 3: "so", 4: "so"},
                                 {2: 180_000, 3: 110_000, 4: 125_000}),
 }
 
@@ -70,7 +80,8 @@ class GameInfo:
     def of(cls, game: Type[GameCore]) -> "GameInfo":
         defaults = SEARCH_DEFAULTS[game.name]
         counts = set(range(game.min_players, game.max_players + 1))
-        if set(defaults.modes) != counts or set(defaults.iterations) != counts:
+        if any(set(per_count) != counts for per_count in
+               (defaults.score_weights, defaults.modes, defaults.iterations)):
             raise ImportError(f"SEARCH_DEFAULTS[{game.name!r}] must name every player count "
                               f"from {game.min_players} to {game.max_players}")
         return cls(game, game.name, game.title, tuple(game.aliases), game.min_players,

@@ -254,7 +254,7 @@ def game_config(game: str, players: int, **changes: object) -> SearchConfig:
     info = game_info(game)
     info.check_players(players)
     d = info.search
-    base = {"c": d.c, "mode": d.mode(players), "score_weight": d.score_weight}
+    base = {"c": d.c, "mode": d.mode(players), "score_weight": d.score_weight(players)}
     unknown = set(changes) - set(CONFIG_FIELDS)
     if unknown:
         raise ValueError(f"SearchConfig has no field {quoted(sorted(unknown)[0])}")

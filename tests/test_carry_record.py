@@ -44,7 +44,7 @@ def test_only_untouched_deals_are_carried_after_a_check(tmp_path):
     assert r.stderr.count("checked ") == 2
     new = [json.loads(t) for t in record.read_text().splitlines()][4:]
     assert sorted(l["k"] for l in new) == sorted(ks[1:])          # the touched deal stays out
-    assert all(l["fingerprint"] == fingerprint("khan") and l["carried_from"] == OLD
+    assert all(l["fingerprint"] == fingerprint("khan", 2) and l["carried_from"] == OLD
                and l["carried_by"] == "khan-known-top" and l["commit"] == "test" for l in new)
     assert carry(record, "--verify", "--check", "3").returncode == 0
     again = carry(record, "--check", "0")
@@ -93,3 +93,24 @@ def test_a_line_carried_twice_keeps_its_first_carry():
     assert twice["carried_earlier"] == [{"carried_from": OLD, "carried_by": "khan-known-top",
                                          "carried_at": "c1", "carried_on": "2026-12-04"}]
     assert "carried_earlier" not in once
+
+
+def test_the_check_plays_a_game_of_every_row_before_a_second_of_any():
+    """Before, the sample took the rows' outcomes in order of the row, so a check of four
+    never reached the 4-player table behind three 2-player rows with two outcomes each."""
+    from carry_record import sample_for_check
+
+    def row_line(players, focus, k, share):
+        return dict(line(k, share), players=players, focus=focus)
+
+    lines = [row_line(2, f"ismcts:iterations={n}", k, k % 2) for n in (10, 20, 30)
+             for k in range(6)] + [row_line(4, "ismcts:iterations=40", k, 0.0) for k in (4, 8)]
+    picked = sample_for_check(lines, 4)
+    assert sorted((l["players"], l["focus"]) for l in picked) == [
+        (2, "ismcts:iterations=10"), (2, "ismcts:iterations=20"), (2, "ismcts:iterations=30"),
+        (4, "ismcts:iterations=40")]
+    assert [l["k"] for l in picked] == [0, 0, 0, 4]
+    six = sample_for_check(lines, 6)
+    assert [(l["focus"][-2:], l["share"]) for l in six[4:]] == [("10", 1), ("20", 1)]
+    assert sample_for_check(lines, 99) == sample_for_check(list(reversed(lines)), 99)
+    assert len(sample_for_check(lines, 99)) == len(lines)

@@ -17,7 +17,8 @@ from search.config import (DEFAULT_BUDGET, DEFAULT_SECONDS, Budget, SearchConfig
                            reproducible_budget)
 from search.suggest import suggest
 
-ODD = SearchDefaults(c=0.37, score_weight=0.11, modes={n: "mo" for n in range(2, 6)},
+ODD = SearchDefaults(c=0.37, score_weights={n: 0.1 + n / 100 for n in range(2, 6)},
+                     modes={n: "mo" for n in range(2, 6)},
                      iterations={n: 300 + n for n in range(2, 6)})
 
 
@@ -46,7 +47,7 @@ def seen(monkeypatch):
 
 
 def odd_config(players):
-    return SearchConfig(c=0.37, mode="mo", score_weight=0.11)
+    return SearchConfig(c=0.37, mode="mo", score_weight=0.1 + players / 100)
 
 
 def test_game_config_is_the_registry_row_with_changes_on_top(seen):

@@ -259,3 +259,19 @@ def test_the_fingerprint_reads_a_heuristics_code_without_its_comments(tmp_path, 
     assert code_text(str(tmp_path / "a.py")) == 'def f(x):\n    return "#x" + x'
     assert code_text(str(tmp_path / "b.py")) == code_text(str(tmp_path / "a.py"))
     assert code_text(str(tmp_path / "c.py")) != code_text(str(tmp_path / "a.py"))
+
+
+def test_a_change_of_one_player_counts_defaults_voids_only_that_counts_games(monkeypatch):
+    """The fingerprint of a row hashes the search defaults of its own player count: a new
+    default at 4 players leaves the recorded 2-player games standing."""
+    from dataclasses import replace
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import strength
+
+    before = {n: strength.fingerprint("khiva", n) for n in (2, 4)}
+    row = strength.SEARCH_DEFAULTS["khiva"]
+    changed = replace(row, score_weights={**row.score_weights, 4: 0.9})
+    monkeypatch.setitem(strength.SEARCH_DEFAULTS, "khiva", changed)
+    assert strength.fingerprint("khiva", 2) == before[2]
+    assert strength.fingerprint("khiva", 4) != before[4]
