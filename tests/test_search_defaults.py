@@ -140,3 +140,17 @@ def test_the_protocol_uses_them_until_an_option_is_set(seen):
     ask(engine, "setoption name KeyMode value so")
     ask(engine, "go iterations 60")
     assert seen[-1] == [replace(odd_config(3), mode="so"), Budget(iterations=60)]
+
+
+@pytest.mark.parametrize("field", ["score_weights", "modes", "iterations"])
+def test_a_registry_row_that_misses_a_player_count_is_refused_at_import(field, monkeypatch):
+    """A row without a weight, mode or budget for one of the game's counts would surface as a
+    KeyError in the middle of a search; GameInfo.of refuses it when the registry is built."""
+    from engine.registry import SEARCH_DEFAULTS, GameInfo
+
+    short = replace(ODD, **{field: {n: v for n, v in getattr(ODD, field).items() if n != 5}})
+    monkeypatch.setitem(SEARCH_DEFAULTS, "kilim", short)
+    with pytest.raises(ImportError, match="must name every player count from 2 to 5"):
+        GameInfo.of(GAMES["kilim"].cls)
+    monkeypatch.setitem(SEARCH_DEFAULTS, "kilim", ODD)
+    assert GameInfo.of(GAMES["kilim"].cls).search == ODD
