@@ -36,9 +36,9 @@ lacks. `--for-seconds S` stops a run after S seconds (what finished is kept; a g
 is dropped), and `--report` plays nothing and prints the rows from the record, marking a row
 that is not complete yet. A game's line names the engine it was played by (`fingerprint`:
 the game's golden numbers, which pin its rules, its search and its heuristic's play, its
-search defaults and its heuristic's code), so a change that alters play never mixes its
-games with older ones; a game is deterministic for its seed, so
-any line can be checked by playing game k again.
+search defaults at the row's player count and its heuristic's code), so a change that
+alters play never mixes its games with older ones; a game is deterministic for its seed,
+so any line can be checked by playing game k again.
 """
 from __future__ import annotations
 
