@@ -906,7 +906,7 @@ cdef class TaschkentCore(GameCore):
                 for j in range(s.n_disp - 1):
                     s.disp[j] = s.disp[j + 1]
                 s.n_disp -= 1
-            self.check_last_card()
+            self.check_last_card(False)
         else:
             s.tugrik[p] += TUGRIK_PER_HUT * k
         if keep:
@@ -920,10 +920,12 @@ cdef class TaschkentCore(GameCore):
             s.stick_used[g] = 1
 
     @cython.final
-    cdef void check_last_card(self) noexcept:
+    cdef void check_last_card(self, bint by_virtual_player) noexcept:
+        """The last trading card taken: the game ends after this trading round, or, when the
+        virtual player took it in an action round, after the next one (docs/rules, 9)."""
         if self.s.n_disp == 0 and self.s.n_tc_pile == 0 and not self.s.last_card:
             self.s.last_card = 1
-            note(&self.s, LOG_LAST_CARD, -1, 0, 0, 0)
+            note(&self.s, LOG_LAST_CARD, -1, by_virtual_player, 0, 0)
 
     # the end of a turn, of an action round (the round track, the die, the start player,
     # the 2-player virtual player), the trading round and the end of the game
@@ -1028,9 +1030,10 @@ cdef class TaschkentCore(GameCore):
                     for j in range(s.n_disp - 1):
                         s.disp[j] = s.disp[j + 1]
                     s.n_disp -= 1
-                    self.check_last_card()
                 s.sc_region = (r + 1) % N_REGIONS
                 note(s, LOG_VIRT_SALE, -1, g, r, card)
+                if card >= 0:                   # told after the sale that took it
+                    self.check_last_card(True)
                 return
         s.removed_goods[g] += 1
         note(s, LOG_VIRT_LOST, -1, g, 0, 0)

@@ -1041,6 +1041,48 @@ def test_last_trading_card_ends_the_game_after_the_trading_round():
     assert not state(g)["end_triggered"]
 
 
+def test_the_virtual_players_last_card_ends_the_game_after_the_next_trading_round():
+    """2 players: the virtual player's sale at the end of action round 1 takes the last
+    trading card; the game goes on to the next trading round (docs/rules/taschkent.md, 9),
+    and the narration says so, after the sale that took it (found by a rules audit: it said
+    "this trading round", before the sale)."""
+    d = fresh(2, 0)
+    pile, row = list(d["trading_pile"]), list(d["trading_display"])
+    give_trading(d, 0, pile[:11])
+    give_trading(d, 1, pile[11:])                   # the face-down pile is empty
+    for card in row[1:]:
+        ps(d, 0)["trading_cards"][card] += 1
+    d["trading_display"] = row[:1]                  # one card left in the row
+    to_round(d, 1)
+    turn_of(d, 1, "move2")                          # the last turn of action round 1
+    g = build(d)
+    before = g.clone()
+    m = g.parse_move("no-move")
+    g.apply(m)
+    assert state(g)["last_card_taken"] and not g.is_terminal()
+    assert state(g)["phase"] == "action" and state(g)["round"] == 2
+    lines = [line.strip() for line in g.narrate(before, 1, m)]
+    sale = next(i for i, line in enumerate(lines) if line.startswith("virtual player sells"))
+    assert lines[sale + 1] == ("the last trading card is taken: "
+                               "the game ends after the next trading round")
+
+
+def test_a_players_last_card_is_told_as_ending_the_game_after_this_trading_round():
+    d = trading_position()
+    set_display(d, ["silk"])
+    give_trading(d, 1, list(d["trading_pile"]))
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 8)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    before = g.clone()
+    m = g.parse_move("sell-iron-R8-cards-R8a")
+    g.apply(m)
+    assert ("the last trading card is taken: the game ends after this trading round"
+            in [line.strip() for line in g.narrate(before, 0, m)])
+
+
 def test_example_thirteen_point_card_set():
     """A set of three different, pairs of spices and silk and one more card (spices): 13."""
     assert card_set_points(3, 1, 4) == 13       # silk 3, china 1, spices 4

@@ -1142,7 +1142,10 @@ def event_text(kind: int, a: int, b: int, c: int, g: Taschkent,
         then = "action round 2, then" if a == 1 else "this round is finished, then"
         return f"the end is triggered: {then} the last trading round"
     if kind == core.LOG_LAST_CARD:
-        return "the last trading card is taken: the game ends after this trading round"
+        # the virtual player's sale in an action round: the next trading round is the last
+        # (docs/rules/taschkent.md, 9)
+        which = "the next" if a else "this"
+        return f"the last trading card is taken: the game ends after {which} trading round"
     if kind == core.LOG_STEAL:
         return f"P{a} (richer) draws {c} card{'s' if c != 1 else ''} blindly from P{b}"
     if kind == core.LOG_OVER:
