@@ -91,6 +91,17 @@ for _game in ("khiva", "kilim", "taschkent"):
         every_game)
 
 
+def khans_without_sable(deal, line: dict) -> bool:
+    return "sable" not in deal.to_json()["khans"]
+
+
+CHANGES["khan-theft-slot"] = Change(
+    "khan", "a random theft from the Sable Nation leaves a fixed face-down slot, not the "
+    "picked one, and hashes the deck and value shown, not the pick (2026-12-06, "
+    "docs/rules/khan_of_khans.md, 6): it changes nothing in a game without the Sable Nation",
+    khans_without_sable)
+
+
 def not_four_players(deal, line: dict) -> bool:
     return line["players"] != 4
 

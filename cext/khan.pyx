@@ -817,15 +817,48 @@ cdef class KhanOfKhansCore(GameCore):
 
     # ------------------------------------------------------------ Waha's Blessing
     @cython.final
+    cdef int take_face_down(self, int k, int* tier) noexcept:
+        """The thief's random pick: the k-th of Sable's face-down herd cards, oldest first. It
+        joins the thief's herd face up, so all see its deck and value (*tier); returns the
+        deck. Which of that deck's face-down cards it was the others cannot tell (they share
+        the back, and Sable may shuffle before the pick), so the slot that goes is a fixed
+        one (Interpretation, docs/rules/khan_of_khans.md, 6): of that deck's face-down herd
+        cards the others allow to hold this value, the one of tightest bound, the oldest
+        among equals. When it is not the card picked, the two swap values; the value left
+        behind was within the removed slot's bound, so within the looser bound of the slot
+        that keeps it. What is left depends only on the deck and value shown."""
+        cdef KhanState* s = &self.s
+        cdef int i, picked = -1, gone = -1, d, t
+        for i in range(s.n_slots):
+            if s.slot[i].loc == LOC_HERD:
+                if k == 0:
+                    picked = i
+                    break
+                k -= 1
+        if picked < 0:                          # no position has it: never index slot[-1]
+            tier[0] = 0
+            return -1
+        d = s.slot[picked].deck
+        t = s.slot[picked].tier
+        for i in range(s.n_slots):
+            if s.slot[i].loc == LOC_HERD and s.slot[i].deck == d and s.slot[i].cap >= t:
+                if gone < 0 or s.slot[i].cap < s.slot[gone].cap:
+                    gone = i
+        s.slot[picked].tier = s.slot[gone].tier
+        s.slot[gone].tier = t
+        self.remove_slot(gone)
+        tier[0] = t
+        return d
+
+    @cython.final
     cdef void steal(self, int p, int q, int t) noexcept:
         """p gives a Waha's Blessing to q and takes a raid card of tier t from q's herd; from
         the Sable Nation a card is taken at random (chance) and shown."""
         cdef KhanState* s = &self.s
-        cdef int r, i, k, pub
+        cdef int i, k, pub, d = -1
         s.recv[q] += 1
         if t == TIER_RANDOM:
-            r = rng_below(&s.chance, s.n_herd[q])
-            k = r
+            k = rng_below(&s.chance, s.n_herd[q])
             t = -1
             for i in range(3):                  # face-up cards first, by value
                 pub = s.herd[q][i] - self.hidden_in_herd(i)
@@ -834,15 +867,9 @@ cdef class KhanOfKhansCore(GameCore):
                     break
                 k -= pub
             if t < 0:                           # the k-th face-down card, oldest first
-                for i in range(s.n_slots):
-                    if s.slot[i].loc == LOC_HERD:
-                        if k == 0:
-                            t = s.slot[i].tier
-                            self.remove_slot(i)
-                            break
-                        k -= 1
-            if s.tracking:
-                ih_public(&s.ih, (<uint64_t>EV_THEFT << 56) | (<uint64_t>r << 8) | <uint64_t>t)
+                d = self.take_face_down(k, &t)
+            if s.tracking:                      # all see: face up or the deck (its back), the value
+                ih_public(&s.ih, (<uint64_t>EV_THEFT << 56) | (<uint64_t>(d + 1) << 8) | <uint64_t>t)
         self.move_herd_card(q, t)
         s.herd[p][t] += 1
         s.n_herd[p] += 1

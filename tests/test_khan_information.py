@@ -14,7 +14,7 @@ import random
 from collections import Counter
 
 from engine.games.khan import KhanOfKhans
-from khan_support import play, position, token_coloured
+from khan_support import herd_of, play, position, token_coloured
 from game_support import advance, worlds
 
 
@@ -143,6 +143,123 @@ def test_the_chance_of_a_theft_from_sable_is_resampled():
         d.apply(d.parse_move("steal-P1-random"))
         outcomes.add(tuple(sorted(d.to_json()["player_state"][0]["herd"].items())))
     assert len(outcomes) >= 2
+
+
+def _sable_holding(sable_herd, seed, edit=None):
+    """P0 (Bison Riders) about to draw a blessing from Colymar; the Sable Nation (P1) holds
+    face-down cards of these values (taken from Boldhome while it has them), oldest first."""
+    return position(["bison", "sable"], tops={"colymar": ["blessing"]},
+                    herds={1: sable_herd}, seed=seed, edit=edit)
+
+
+def _theft_of_a_50(sable_herd, edit=None):
+    """The first chance seed at which P0's random theft from _sable_holding takes a 50."""
+    for seed in range(200):
+        g = _sable_holding(sable_herd, seed, edit)
+        play(g, "raid-colymar", "steal-P1-random")
+        if herd_of(g, 0)[50] == 1:
+            return g
+    raise AssertionError("no seed took the 50")
+
+
+def _keys(g, observer):
+    """The keys a search for `observer` may read: its own in both modes, and the ones it
+    shares with each player (a `mo` key of another seat is that seat's own knowledge)."""
+    return ([g.info_key(observer, observer, "mo")] +
+            [g.info_key(p, observer, "so") for p in range(g.n_players)])
+
+
+def test_a_theft_from_sable_shows_the_deck_and_value_taken_and_nothing_more():
+    # found by a rules audit: the thief's pick removed the picked slot, so what stayed (and
+    # the information key, which hashed the pick's index) told the others where it had lain
+    a, b = _theft_of_a_50([20, 50]), _theft_of_a_50([50, 20])
+    assert a.to_json(view=0) == b.to_json(view=0)
+    assert _keys(a, 0) == _keys(b, 0)
+    # Boldhome, Colymar, Boldhome: which Boldhome card was the 50 decides nothing of the
+    # order left (the others see Colymar's card and a Boldhome one either way)
+    first, later = (_theft_of_a_50([50, 20, 20], _boldhome_cards_around_colymar(first_is_50))
+                    for first_is_50 in (True, False))
+    assert [c["deck"] for c in _sable_holding([50, 20, 20], 0, _boldhome_cards_around_colymar(
+        True)).to_json(view=0)["sable_face_down"]] == ["boldhome", "colymar", "boldhome"]
+    assert first.to_json(view=0) == later.to_json(view=0)
+    assert _keys(first, 0) == _keys(later, 0)
+
+
+def _boldhome_cards_around_colymar(first_is_50: bool):
+    """An edit for _sable_holding([50, 20, 20]) (Boldhome 50, Boldhome 20, Colymar 20): the
+    Colymar card between the two Boldhome ones, the 50 first or last."""
+    def edit(d):
+        b50, b20, c20 = d["sable_face_down"]
+        d["sable_face_down"] = [b50, c20, b20] if first_is_50 else [b20, c20, b50]
+    return edit
+
+
+def _stampede_capped_the_oldest_at_50(d):
+    """An edit for position: a Stampede! drawn earlier bounded Sable's oldest card at 50."""
+    sundome = next(e for e in d["decks"] if e["name"] == "sundome")
+    sundome["cards"].remove("stampede")
+    d["box"]["stampede"] += 1
+    d["sable_face_down"][0]["max"] = 50
+
+
+def test_a_theft_from_sable_keeps_the_bounds_true_and_tells_nothing_of_them():
+    # the older card is at most 50; a 50 is taken: it was either card, so the one left may
+    # be anything up to 100 (and, whichever it is, lies within the bound shown)
+    worlds_seen = []
+    for herd in ([50, 20], [20, 50]):
+        g = _theft_of_a_50(herd, _stampede_capped_the_oldest_at_50)
+        left = g.to_json()["sable_face_down"]
+        assert [(c["value"], c["max"]) for c in left] == [(herd[0] + herd[1] - 50, 100)]
+        worlds_seen.append(Counter(w["sable_face_down"][0]["value"] for w in worlds(g, 0, 300)))
+        assert g.to_json(view=0)["sable_face_down"] == [
+            {"deck": "boldhome", "at": "herd", "max": 100}]
+    assert worlds_seen[0] == worlds_seen[1]
+    assert set(worlds_seen[0]) == {20, 50, 100}
+
+
+def test_thefts_from_sable_leave_a_state_and_its_twins_alike_in_random_games():
+    """Every random theft in random games at 2-5 players, applied to the real state and to
+    worlds its thief could be in: where the same card (value and deck) was taken and the
+    game goes on, the thief's view and the keys its search reads come out the same."""
+    compared = 0
+    for seed in range(40):
+        n = 2 + seed % 4
+        khans = ["sable", "impala", "bison", "llama", "morokanth"][:n]
+        random.Random(seed).shuffle(khans)
+        g = KhanOfKhans(n, seed, khans=khans)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            compared += _compare_thefts_with_twins(g, khans.index("sable"))
+            g.apply(rng.choice(g.legal_moves()))
+    assert compared > 300
+
+
+def _taken(before, after, thief):
+    return (sorted(after.to_json()["player_state"][thief]["herd"].items()),
+            sorted(c["deck"] for c in after.to_json(view=thief)["sable_face_down"]))
+
+
+def _compare_thefts_with_twins(g, sable) -> int:
+    thief = g.to_move
+    if thief == sable:
+        return 0
+    compared = 0
+    for m in g.legal_moves():
+        if not g.move_to_text(m).endswith("-random"):
+            continue
+        real = g.clone()
+        real.apply(m)
+        if real.is_terminal():                  # the end shows every card
+            continue
+        for seed in range(6):
+            twin = g.determinized(thief, seed)
+            twin.apply(m)
+            if _taken(g, twin, thief) != _taken(g, real, thief):
+                continue
+            assert twin.to_json(view=thief) == real.to_json(view=thief)
+            assert _keys(twin, thief) == _keys(real, thief)
+            compared += 1
+    return compared
 
 
 def test_view_hides_sable_values_and_deck_orders():
