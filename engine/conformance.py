@@ -44,6 +44,7 @@ TEXTS_PARSED = 64           # legal moves whose notation is parsed back at one s
 THOROUGH = 3                # one deep state in this many also loads JSON and views twice
 FEW_MOVES = 8               # a move list this short is searched for kinds of move not played yet
 TWIN_SEED = 12_345          # the determinization seed of the twin world (see check_determinized)
+TWIN_MOVES = 16             # legal moves played in a state and its twin at one state (evenly spread)
 NOT_MOVES: Tuple[Any, ...] = ("no-such-move", "", "   ", 3.5, None, True, [1], (1,), b"1")
 NOT_INTS: Tuple[int, ...] = (-1, -2 ** 31 - 1, 2 ** 31, 2 ** 40)
 
@@ -67,6 +68,8 @@ CHECKS = (
     "views",          # from_view of the seat to move rebuilds its world; other seats refused
     "end_views",      # every seat's view of a finished game loads, scoring the same game
     "determinize",    # a determinization keeps what its observer knows, and only that
+    "twins",          # a move played in a state and in a twin world of an observer: where
+                      # the observer is shown the same view and told the same, its keys agree
     "replay",         # the same seed and moves give the same states
     "keys_only",      # replayed keeping only the information hashes (as in the search's
                       # tree), the info keys are the same
@@ -432,6 +435,7 @@ class _Checker:
         self.check_pickle(g, legal, d)
         self.check_views(g, legal)
         self.check_determinized(g, legal)
+        self.check_twins(g, legal)
         if self.on("perft"):
             self.expect(g.perft(0) == 1, "perft(0) is not 1")
             self.expect(g.perft(1) == (len(legal) if legal else 1),
@@ -608,6 +612,32 @@ class _Checker:
                             f"a determinization for seat {o} depends on what it cannot see "
                             f"(seed {s}: a twin world gives another sample)")
 
+    def check_twins(self, g: Any, legal: List[int]) -> None:
+        """For every observer o, a move legal both in g and in a twin world of o (a
+        determinization for o): where o's view and what o is told of the move agree
+        afterwards, so do the keys a search for o reads. Keys that differ there would let
+        a search's statistics depend on what o cannot see (a random theft's hidden pick,
+        in Khan, until a rules audit found it)."""
+        if not legal or not self.on("twins"):
+            return
+        step = max(1, len(legal) // TWIN_MOVES)
+        for o in range(g.n_players):
+            twin = g.determinized(o, TWIN_SEED)
+            twin_legal = set(twin.legal_moves())
+            for move in legal[::step]:
+                if move not in twin_legal:
+                    continue
+                after, twin_after = g.clone(), twin.clone()
+                after.apply(move)
+                twin_after.apply(move)
+                if (after.is_terminal() or after.to_json(view=o) != twin_after.to_json(view=o)
+                        or after.narrate(g, g.to_move, move, o) !=
+                        twin_after.narrate(twin, g.to_move, move, o)):
+                    continue
+                self.expect(_keys_read(after, o) == _keys_read(twin_after, o),
+                            f"{g.move_to_text(move)} played in a twin world of seat {o}: "
+                            "the same view and account, other keys")
+
     def check_text(self, g: Any, before: Any, mover: int, move: int) -> None:
         """narrate tells the move as lines of text, to a spectator and to every seat."""
         if not self.on("text"):
@@ -695,6 +725,13 @@ def check_samples_keep_the_observers_knowledge(g: Any, samples: int,
             if same_moves == "always" or (same_moves == "mover" and g.to_move == o):
                 assert d.legal_moves() == g.legal_moves(), f"{where}: other legal moves"
             _assert_keys_kept(g, d, o, where)
+
+
+def _keys_read(g: Any, o: int) -> List[int]:
+    """The keys a search for o reads: its own in both modes and those it shares with each
+    seat (another seat's own `mo` key is that seat's knowledge, not o's)."""
+    return ([g.info_key(o, o, mode) for mode in KEY_MODES] +
+            [g.info_key(a, o, "so") for a in range(g.n_players)])
 
 
 def _assert_keys_kept(g: Any, d: Any, o: int, where: str) -> None:

@@ -25,7 +25,7 @@ from cext import khan as khan_core
 from cext import khiva as khiva_core
 from cext import kilim as kilim_core
 from cext import taschkent as taschkent_core
-from engine.conformance import MAX_MOVES, ConformanceReport, check_game
+from engine.conformance import CHECKS, MAX_MOVES, ConformanceReport, check_game
 from engine.registry import GAMES
 from game_support import advance, stats_of
 from search import search
@@ -292,6 +292,28 @@ class KeysNeedKnowledge(KHIVA):
 
     def info_key(self, player, observer=-1, mode="so"):
         return super().info_key(player, observer, mode) ^ self.hashes_only
+
+
+class KeysReadTheWholeState(KHIVA):
+    """A game whose keys, after a move, read the whole state, hidden cards included (as
+    Khan's random theft from the Sable Nation hashed its hidden pick until a rules audit)."""
+    __module__ = KHIVA.__module__
+    whole = 0
+
+    def apply(self, move):
+        super().apply(move)
+        self.whole = hash(json.dumps(self.to_json(), sort_keys=True))
+
+    def info_key(self, player, observer=-1, mode="so"):
+        return super().info_key(player, observer, mode) ^ (self.whole & 0xFFFF)
+
+
+def test_the_suite_finds_keys_that_read_what_their_observer_cannot_see():
+    only_twins = [c for c in CHECKS if c != "twins"]
+    with pytest.raises(AssertionError, match=r"^khiva, 3 players, seed 0, ply \d+: .* played "
+                                             r"in a twin world of seat \d: the same view and "
+                                             r"account, other keys"):
+        check_game(KeysReadTheWholeState, 3, games=1, deep_games=1, skip=only_twins)
 
 
 @pytest.mark.parametrize("broken,message", [
