@@ -1,9 +1,10 @@
 """argparse types the command line shares (caravan and caravan play): numbers written as a
 person writes them, checked for range, each mistake one readable line."""
 import argparse
+from decimal import Decimal
 from typing import List, Optional
 
-from engine.validation import whole_number
+from engine.validation import decimal_number, whole_number
 
 SEED_MAX = 2**64 - 1          # seeds are 64-bit, as in the protocol and the Python API
 
@@ -13,7 +14,9 @@ def int_in(low: int, high: Optional[int] = None):
     bound when None); "-3" is named as below `low`, "+3", "3_0" or "３" are refused."""
 
     def parse(text: str) -> int:
-        negative = text.startswith("-") and text[1:].isascii() and text[1:].isdigit()
+        digits = text[1:]
+        negative = (text.startswith("-") and digits.isascii() and digits.isdigit()
+                    and digits.strip("0") != "")         # "-0" is no number either
         if negative:
             raise argparse.ArgumentTypeError(f"must be at least {low}, not {text[:40]}")
         try:
@@ -30,16 +33,21 @@ def int_in(low: int, high: Optional[int] = None):
 
 
 def number_in(low: float, high: float, unit: str = "", above_low: bool = False):
-    """An argparse type: a number from `low` (excluded when `above_low`) to `high`, which also
-    refuses nan and inf."""
+    """An argparse type: a number from `low` (excluded when `above_low`) to `high`, written
+    with digits and . as the decimal point (engine.validation.DECIMAL: no sign, exponent, nan
+    or inf)."""
     what = f"a number of {unit}" if unit else "a number"
 
     def parse(text: str) -> float:
         try:
-            value = float(text) if text.isascii() and "_" not in text else float("nan")
+            value = decimal_number(text.removeprefix("-"), what)
+            exact = Decimal(text)                 # the range is checked as written:
+            if text.startswith("-") and not exact:      # 1.000...01 is above 1
+                raise ValueError(text)            # "-0" is no number either
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, not {text[:40]!r}") from None
-        if not (value > low if above_low else value >= low) or not value <= high:
+            raise argparse.ArgumentTypeError(f"must be {what} such as 0.5 (digits, . as "
+                                             f"the decimal point), not {text[:40]!r}") from None
+        if not (exact > low if above_low else exact >= low) or not exact <= high:
             span = (f"above {low:g} and at most {high:g}" if above_low
                     else f"from {low:g} to {high:g}")
             raise argparse.ArgumentTypeError(f"must be {what} {span}, not {text[:40]}")
@@ -57,7 +65,8 @@ def parse_seats(text: str, option: str = "--seats") -> List[int]:
     parts = text.split(",")
     for part in parts:
         word = part.strip().upper().removeprefix("P")
-        if not (word.isascii() and word.isdigit()) or (option == "--seat" and len(parts) > 1):
+        if (not (word.isascii() and word.isdigit()) or len(word) > 9
+                or (option == "--seat" and len(parts) > 1)):
             what = "a seat number" if option == "--seat" else "seat numbers separated by commas"
             raise ValueError(f"{option} takes {what}, not {text[:40]!r}")
         seats.append(int(word))

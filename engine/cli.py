@@ -10,6 +10,7 @@ from typing import List, Optional, Sequence
 from engine.arguments import int_in, number_in, parse_seats, positive_int, seed_number
 from engine.outputs import OutputError, OutputFile
 from engine.registry import GAMES, all_options, game_info, new_game
+from engine.validation import printable
 from engine import play
 from search.agents import AgentFailure, AgentSpec, close_agents, parse_agent, parse_agent_list
 from search.config import (DEFAULT_BUDGET, DEFAULT_SECONDS, MAX_WORKERS, Budget, check_workers,
@@ -278,7 +279,7 @@ def cmd_replay(args: argparse.Namespace, out) -> int:
     from search.match import record_from_json
 
     viewer = None if args.seat is None else parse_seats(args.seat, "--seat")[0]
-    record = record_from_json(read_record(args.record, args.line))
+    record = shown_record(record_from_json(read_record(args.record, args.line)))
     if viewer is not None and not 0 <= viewer < record.players:
         raise ValueError(f"--seat: no seat {viewer} at {record.players} players")
     print_record_header(out, record, show_seed=viewer is None)
@@ -305,11 +306,19 @@ def cmd_replay(args: argparse.Namespace, out) -> int:
 def print_record_header(out, record, show_seed: bool = True) -> None:
     """A recorded game's first lines, as `caravan match` begins: the deal, who sat where. A
     seat's replay leaves out the seed, which would deal every hidden card again."""
-    options = "".join(f", {k} {v}" for k, v in record.options.items())
+    options = printable("".join(f", {k} {v}" for k, v in record.options.items()))
     seed = f", seed {record.seed}" if show_seed else ""
     print(f"{game_info(record.game).title}, {record.players} players{seed}{options}", file=out)
     for seat, name in enumerate(record.seats):
         print(f"  P{seat}: {name}", file=out)
+
+
+def start_search_workers(args: argparse.Namespace) -> None:
+    """Start the search workers that --workers and --address ask for, before anything is
+    printed, so that Ray missing or a silent cluster is one error line, not a broken table."""
+    if args.workers > 1 or args.address:
+        from search.parallel import shared_search
+        shared_search(args.workers, args.address)
 
 
 def cmd_hint(args: argparse.Namespace, out) -> int:
@@ -324,9 +333,7 @@ def cmd_hint(args: argparse.Namespace, out) -> int:
     budget, config = search_settings(args, state.game, state.n_players)
     searchmoves = None if args.searchmoves is None else args.searchmoves.split()
     root_moves_of(state, searchmoves)           # a bad move is refused before anything is shown
-    if args.workers > 1 or args.address:        # so are Ray missing and a silent cluster
-        from search.parallel import shared_search
-        shared_search(args.workers, args.address)
+    start_search_workers(args)
     seat = state.to_move
     if not args.json:
         print(f"{info.title}: the position as P{seat}, the seat to move, sees it", file=out)
@@ -404,6 +411,18 @@ def cmd_play(args: argparse.Namespace) -> int:
 MAX_RECORDS_TEXT = 64_000_000     # characters of a review's input: an arena's games.jsonl
 
 
+def shown_record(record):
+    """A record read from a file, its free text (seat names, a forfeit's message) made safe
+    to print: a control character in it shows as its escape sequence
+    rather than acting on the terminal."""
+    from dataclasses import replace
+
+    forfeit = (None if record.forfeit is None
+               else {k: printable(v) if isinstance(v, str) else v
+                     for k, v in record.forfeit.items()})
+    return replace(record, seats=[printable(name) for name in record.seats], forfeit=forfeit)
+
+
 def read_record_text(source: str) -> str:
     """The text of `caravan review`'s or `replay`'s record argument: JSON text itself, a file,
     or standard input for `-`; bounded, so too long an input is refused, not read whole."""
@@ -415,10 +434,13 @@ def read_record_text(source: str) -> str:
         else:
             with open(source, encoding="utf-8") as f:
                 text = f.read(MAX_RECORDS_TEXT + 1)
+        text.encode("utf-8")            # standard input may hold undecodable bytes as surrogates
     except OSError as e:
         raise ValueError(f"cannot read the record file {source}: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"the record file {source} is not UTF-8 text") from None
+    except UnicodeError:
+        where = "standard input" if source == "-" else f"the record file {source}"
+        raise ValueError(f"{where} is not UTF-8 text") from None
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write first
     if len(text) > MAX_RECORDS_TEXT:
         raise ValueError(f"the record file {source} is longer than "
                          f"{MAX_RECORDS_TEXT:,} characters")
@@ -484,9 +506,10 @@ def cmd_review(args: argparse.Namespace, out) -> int:
         if args.line is not None:
             raise ValueError("--all reviews every record: it takes no --line")
         return review_all(args, out)
-    record = record_from_json(read_record(args.record, args.line))
+    record = shown_record(record_from_json(read_record(args.record, args.line)))
     budget, config = search_settings(args, record.game, record.players)
     chosen = check_seats(seats, record.players)
+    start_search_workers(args)
     if not args.json:
         printer = ReviewPrinter(out, record)
         printer.header(chosen, budget)
@@ -521,7 +544,7 @@ def review_all(args: argparse.Namespace, out) -> int:
     records = []
     for n, data in enumerate(read_all_records(args.record), 1):
         try:
-            records.append(record_from_json(data))
+            records.append(shown_record(record_from_json(data)))
         except ValueError as e:
             raise ValueError(f"record {n}: {e}") from None
     if len({r.game for r in records}) > 1:
@@ -534,6 +557,7 @@ def review_all(args: argparse.Namespace, out) -> int:
         except ValueError as e:
             raise ValueError(f"record {n}: {e}") from None
         plans.append((record, chosen) + search_settings(args, record.game, record.players))
+    start_search_workers(args)
     bar = None
     if args.json and is_terminal(sys.stderr):
         from tqdm import tqdm

@@ -18,7 +18,7 @@ from cext.core import GameCore
 from engine.arguments import int_in, number_in, parse_seats, positive_int, seed_number
 from engine.outputs import OutputFile
 from engine.registry import GameInfo, game_info, new_game
-from engine.validation import read_line
+from engine.validation import read_line, whole_number
 from search.agents import Agent, parse_agent_list
 from search.config import DEFAULT_SECONDS, MAX_ITERATIONS, MAX_SECONDS, Budget
 from search.match import GameRecord, agent_seed
@@ -36,6 +36,10 @@ HELP = """commands:
   help          this text
   quit          leave the game"""
 
+
+
+# The commands that take no argument (hint takes one, k).
+PLAIN_COMMANDS = ("quit", "help", "moves", "board", "undo")
 
 
 class Quit(Exception):
@@ -161,8 +165,9 @@ def add_arguments(p: argparse.ArgumentParser, games: str) -> None:
     p.add_argument("--hint-iterations", type=search_iterations, default=None,
                    help="search iterations of `hint` (reproducible; default: a time budget, "
                         "--hint-seconds)")
-    p.add_argument("--hint-seconds", type=search_seconds, default=DEFAULT_SECONDS,
-                   help=f"search seconds of `hint` (default {DEFAULT_SECONDS:g})")
+    p.add_argument("--hint-seconds", type=search_seconds, default=None,
+                   help=f"search seconds of `hint` (default {DEFAULT_SECONDS:g} when "
+                        "--hint-iterations is not given either; with it, whichever ends first)")
     p.add_argument("--coach", action="store_true",
                    help="after each of your decisions, say what the search makes of it (the "
                         "hint's budget: a search, two where it prefers another move)")
@@ -181,7 +186,7 @@ def table_from_args(args: argparse.Namespace, options: dict) -> Table:
     if seed < 0:
         raise ValueError(f"--seed must be non-negative, not {seed}")
     # checked now, not at the first hint; a caller's Namespace may predate --hint-seconds
-    hint_budget(args.hint_iterations, getattr(args, "hint_seconds", DEFAULT_SECONDS))
+    hint_budget(args.hint_iterations, getattr(args, "hint_seconds", None))
     if args.seat is not None and args.seats is not None:
         raise ValueError("give --seat or --seats, not both")
     humans = parse_seats(args.seats) if args.seats is not None else [0 if args.seat is None else args.seat]
@@ -191,6 +196,8 @@ def table_from_args(args: argparse.Namespace, options: dict) -> Table:
     if len(set(humans)) != len(humans):
         raise ValueError("a seat is listed twice in --seats")
     ai_seats = [s for s in range(players) if s not in humans]
+    if not ai_seats and args.agents is not None:
+        raise ValueError("every seat is a person's (--seats): --agents has no seat to play")
     specs = parse_agent_list("ismcts" if args.agents is None else args.agents) if ai_seats else []
     if ai_seats and len(specs) not in (1, len(ai_seats)):
         raise ValueError(f"{len(ai_seats)} AI seats but {len(specs)} agents in --agents "
@@ -200,21 +207,23 @@ def table_from_args(args: argparse.Namespace, options: dict) -> Table:
     return Table(info, players, seed, sorted(humans), agents, options, secret_seed=secret)
 
 
-def hint_budget(iterations: Optional[int], seconds: float = DEFAULT_SECONDS) -> Budget:
-    """The budget of the `hint` command: `iterations` when given (reproducible), else
-    `seconds` of search; ValueError for a limit that is not positive."""
-    if iterations is not None:
-        if not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS:
-            raise ValueError(f"--hint-iterations must be from 1 to {MAX_ITERATIONS:,}, "
-                             f"not {iterations}")
-        return Budget(iterations=iterations)
-    if not 0 < seconds <= MAX_SECONDS:
+def hint_budget(iterations: Optional[int], seconds: Optional[float] = None) -> Budget:
+    """The budget of the `hint` command: `iterations` (reproducible) and `seconds`,
+    whichever ends first when both are given; DEFAULT_SECONDS when neither is. ValueError
+    for a limit that is not positive."""
+    if iterations is not None and (not isinstance(iterations, int)
+                                   or not 1 <= iterations <= MAX_ITERATIONS):
+        raise ValueError(f"--hint-iterations must be from 1 to {MAX_ITERATIONS:,}, "
+                         f"not {iterations}")
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
         raise ValueError(f"--hint-seconds must be above 0 (and at most a day), not {seconds}")
-    return Budget(seconds=seconds)
+    if iterations is None and seconds is None:
+        seconds = DEFAULT_SECONDS
+    return Budget(iterations=iterations or 0, seconds=seconds or 0.0)
 
 
 def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int] = None,
-        hint_seconds: float = DEFAULT_SECONDS, record_to: Optional[OutputFile] = None,
+        hint_seconds: Optional[float] = None, record_to: Optional[OutputFile] = None,
         coach: bool = False) -> int:
     """Play the game to its end (or until a player quits); returns the exit code. The game's
     record goes to `record_to` (one line of JSON) at the end, or when a player leaves. With
@@ -228,7 +237,7 @@ def run(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int] =
 
 
 def _play_out(table: Table, inp: TextIO, out: TextIO, hint_iterations: Optional[int],
-              hint_seconds: float, coach: bool) -> int:
+              hint_seconds: Optional[float], coach: bool) -> int:
     names = {s: ("you" if len(table.humans) == 1 else f"human {s}") if s in table.humans
              else table.agents[s].describe() for s in range(table.players)}
     seed = "a secret seed (shown when the game ends)" if table.secret_seed else f"seed {table.seed}"
@@ -309,6 +318,9 @@ def _human_turn(table: Table, seat: int, inp: TextIO, out: TextIO, hint: Budget,
         if not words:
             continue
         cmd = words[0].lower()
+        if cmd in PLAIN_COMMANDS and len(words) > 1:
+            print(f"{cmd} takes nothing after it; type help", file=out)
+            continue
         if cmd == "quit":
             raise Quit("you left the game")
         if cmd == "help":
@@ -351,10 +363,11 @@ def _interactive(inp: TextIO) -> bool:
 
 def _read_move(state: GameCore, text: str, moves: List[int], out: TextIO) -> Optional[int]:
     if text.isascii() and text.isdigit():
-        k = int(text)
-        if 1 <= k <= len(moves):
+        k = int(text) if len(text) <= 9 else 0     # longer is no move number, and int()
+        if 1 <= k <= len(moves):                   # of thousands of digits refuses
             return moves[k - 1]
-        print(f"There is no move {k}: choose 1 to {len(moves)}.", file=out)
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        print(f"There is no move {shown}: choose 1 to {len(moves)}.", file=out)
         return None
     try:
         return state.parse_move(text)
@@ -383,7 +396,9 @@ def _hint(state: GameCore, args: List[str], out: TextIO, budget: Budget) -> None
     from search.suggest import line_text, suggest
 
     try:
-        k = int(args[0]) if args else 3
+        if len(args) > 1:
+            raise ValueError
+        k = whole_number(args[0], "k") if args else 3
         if k < 1:
             raise ValueError
     except ValueError:

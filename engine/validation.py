@@ -93,6 +93,51 @@ def whole_number(text: str, what: str) -> int:
     return int(text)
 
 
+# A number with a fraction as every front door takes it: digits, `.` as the decimal point
+# (0.7, 1, 0.00001); no sign, exponent, underscore, other digits or surrounding space.
+DECIMAL = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,40})?")
+
+
+def decimal_number(text: str, what: str) -> float:
+    """`text` as a number written in the DECIMAL form (float() also takes "1e-300", "nan",
+    "+1", "1_0" and "１"). ValueError naming `what` otherwise."""
+    if not (isinstance(text, str) and DECIMAL.fullmatch(text)):
+        raise ValueError(f"{what} is a number such as 0.7 (digits, . as the decimal point), "
+                         f"not {quoted(text)}")
+    return float(text)
+
+
+def decimal_text(value: float) -> str:
+    """A float written in the DECIMAL form, which decimal_number reads back exactly: its
+    repr (0.7, 5.0), with an exponent written out (1e-05 -> 0.00001)."""
+    from decimal import Decimal
+
+    text = repr(float(value))
+    return format(Decimal(text), "f") if "e" in text else text
+
+
+def printable(text: str) -> str:
+    """`text` (read from a file or another program) safe to print on a terminal: a control
+    character such as a newline or an escape shows as its escape sequence instead."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def _bounded_int(text: str) -> int:
+    """json.loads' integer hook: more than MAX_DIGITS digits is a mistake, not a number."""
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ViewError(f"a number of {len(text.lstrip('-')):,} digits is out of range")
+    return int(text)
+
+
+def listed_items(text: str, what: str) -> List[str]:
+    """The items of a game option written as a list, `a,b,c` (spaces also separate them);
+    ValueError naming `what` for an empty item: two commas, or one at an end."""
+    if "" in (item.strip() for item in text.split(",")):
+        raise ValueError(f"{what} {quoted(text)} has an empty item (two commas, or one at an "
+                         "end)")
+    return text.replace(",", " ").split()
+
+
 def _refuse_duplicate_keys(pairs: list) -> dict:
     """json.loads' object hook: a key given twice is an error (json keeps the last silently,
     so the object checked would not be the text sent)."""
@@ -112,7 +157,8 @@ def parse_json(text: Any, what: str = "position", whole_numbers: bool = True) ->
     if len(text) > MAX_TEXT:
         raise ViewError(f"the {what} is too long ({len(text):,} characters, at most {MAX_TEXT:,})")
     try:
-        value = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+        value = json.loads(text, object_pairs_hook=_refuse_duplicate_keys,
+                           parse_int=_bounded_int)
     except ViewError as e:
         raise ViewError(f"the {what} is not valid JSON: {e}") from None
     except RecursionError:
@@ -249,8 +295,10 @@ def _message(error: Any) -> str:
         missing = [k for k in want if k not in got]
         return f"missing key {missing[0]!r}" if missing else error.message
     if kind in ("additionalProperties", "unevaluatedProperties"):
-        unexpected = re.findall(r"'([^']*)'", error.message.split("(", 1)[-1])
-        return f"unknown key {unexpected[0]!r}" if unexpected else error.message
+        # the message names each unexpected key by its repr: find them among the keys
+        listed = error.message.split("(", 1)[-1]
+        unexpected = [k for k in got if repr(k) in listed] if isinstance(got, dict) else []
+        return f"unknown key {quoted(unexpected[0])}" if unexpected else error.message
     if kind in ("minItems", "maxItems") and isinstance(got, list):
         low = error.schema.get("minItems", 0)
         high = error.schema.get("maxItems")

@@ -20,7 +20,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, TextIO
 from engine.outputs import OutputError
 from engine.registry import game_info, new_game
 from engine.validation import quoted
-from search.agents import Agent, close_agents, parse_agent
+from search.agents import Agent, close_agents, option_name, parse_agent
 from search.config import SEED_SPACE
 from search.extras import require
 from search.match import play_game
@@ -488,17 +488,18 @@ def parse_ladder(text: str):
         raise ValueError("a ladder is <agent>:<option>=<v1>,<v2>,...  e.g. "
                          "ismcts:iterations=250,1000,4000")
     key, _, first = items[0].partition("=")
+    key = option_name(key)
     values = [first] + [x for x in items[1:] if "=" not in x]
     fixed = [x for x in items[1:] if "=" in x]
     if len(values) < 2:
         raise ValueError("a ladder needs at least two values")
-    if len(set(values)) != len(values):
-        raise ValueError(f"the ladder names a value twice: {text[:60]!r}")
     rungs = []
     for v in values:
         spec = parse_agent(f"{kind}:" + ",".join([f"{key}={v}"] + fixed))
-        rungs.append((spec.options[key.strip().lower()], str(spec)))
-    return key.strip().lower(), rungs
+        rungs.append((spec.options[key], str(spec)))
+    if len({value for value, _ in rungs}) != len(rungs):
+        raise ValueError(f"the ladder names a value twice: {text[:60]!r}")
+    return key, rungs
 
 
 @dataclass

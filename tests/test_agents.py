@@ -62,6 +62,25 @@ def test_pimc_with_a_time_budget_leaves_out_the_worlds_it_has_no_time_for(monkey
     assert len(searched) == 20
 
 
+def test_pimc_with_fewer_iterations_than_worlds_keeps_to_its_budget(monkeypatch):
+    """Every world is searched at least once: 10,000 worlds at 3 iterations searched 10,000
+    iterations a move before. Now as many worlds as iterations are searched."""
+    import search.agents as agents
+    from engine.registry import new_game
+
+    budgets = []
+    real_search = agents.search
+
+    def counting_search(state, budget, *args, **kwargs):
+        budgets.append(budget.iterations)
+        return real_search(state, budget, *args, **kwargs)
+
+    monkeypatch.setattr(agents, "search", counting_search)
+    state = new_game("khiva", 2, 0)
+    assert PimcAgent(seed=1, iterations=3, worlds=10_000).choose(state) in state.legal_moves()
+    assert budgets == [1, 1, 1]
+
+
 def test_cmd_agent_drives_an_external_engine_through_the_protocol():
     # the project's own engine through the running interpreter: nothing on PATH is assumed
     agent = CmdAgent(f"{shlex.quote(sys.executable)} -m engine.cli uci", seed=3, iterations=200)
@@ -80,7 +99,7 @@ def test_cmd_agent_with_a_missing_program_is_a_clear_error():
 # ---------------------------------------------------------------- specs: text -> spec -> text
 
 SAMPLE_VALUES = {
-    "iterations": ["1", "250", "2000", " 7 "], "seconds": ["0.5", "2", "1e-3", "86400", ".25"],
+    "iterations": ["1", "250", "2000", " 7 "], "seconds": ["0.5", "2", "0.001", "86400", "0.25", "0.00001"],
     "c": ["0", "0.7", "1.4142135623730951", "100"], "mode": ["so", "mo", " mo"],
     "max_nodes": ["1", "200000"], "workers": ["1", "4"], "score_weight": ["0", "0.5", "1"],
     "worlds": ["1", "10"], "playout": ["policy", "random", " random"],

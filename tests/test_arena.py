@@ -169,9 +169,14 @@ def test_ladder_parsing():
     key, rungs = parse_ladder("ismcts:iterations=250,1000,4000,c=0.5")
     assert key == "iterations" and [v for v, _ in rungs] == [250, 1000, 4000]
     assert rungs[0][1] == "ismcts:iterations=250,c=0.5"
-    for bad in ("ismcts", "ismcts:iterations=5", "ismcts:bogus=1,2", "ismcts:iterations=0,5"):
+    for bad in ("ismcts", "ismcts:iterations=5", "ismcts:bogus=1,2", "ismcts:iterations=0,5",
+                "ismcts:iterations=5,+5", "ismcts:iterations=5,05", "ismcts:seconds=0.01,0.010"):
         with pytest.raises(ValueError):
             parse_ladder(bad)
+    # an option's older name works in a ladder as in a spec (it raised KeyError)
+    key, rungs = parse_ladder("ismcts:time=0.01,0.02")
+    assert key == "seconds" and rungs == [(0.01, "ismcts:seconds=0.01"),
+                                          (0.02, "ismcts:seconds=0.02")]
 
 
 def caravan(*args, **kw):

@@ -69,6 +69,16 @@ hint khiva --view /dev/zero
 hint khiva --view /dev/urandom
 match khiva --players 2 --agents ismcts:iterations=99999999999999999999,random
 match khiva --players 2 --agents ismcts:seconds=1e9,random
+match khiva --players 2 --agents ismcts:seconds=1e-3,random
+match khiva --players 2 --agents ismcts:iterations=+50,random
+match khiva --players 2 --agents ismcts:iterations=5_0,random
+match khiva --players 2 --agents ismcts:c=１,random
+match khiva --players 2 --agents ismcts:c=.5,random
+match khiva --agents random,random --seed -0
+match khan --players 3 --khans impala,,bison
+hint khiva --seconds 1e-3
+arena khiva --agents random --games 2 --ladder ismcts:iterations=5,+5
+arena khiva --agents random --games 2 --ladder ismcts:seconds=0.01,0.010
 play khiva --hint-iterations 10000000000
 hint khiva --score-weight nan
 hint khiva --moves play-W9-give-W1
@@ -218,13 +228,14 @@ def record_file(tmp_path, name="game.json"):
 
 
 def test_the_shortest_time_budget_still_searches(tmp_path):
-    """A time budget that ends before the first chunk (1e-9 s) used to give a search of no
-    iterations: review and play --coach crashed on it and hint printed no move."""
-    hint = caravan("hint", "khiva", "--seconds", "1e-9", "--json")
+    """A time budget that ends before the first chunk (a nanosecond) used to give a search of
+    no iterations: review and play --coach crashed on it and hint printed no move."""
+    hint = caravan("hint", "khiva", "--seconds", "0.000000001", "--json")
     assert hint.returncode == 0, hint.stderr
     answer = json.loads(hint.stdout)
     assert answer["iterations"] > 0 and answer["moves"]
-    review = caravan("review", str(record_file(tmp_path)), "--seconds", "1e-9", "--seats", "0")
+    review = caravan("review", str(record_file(tmp_path)), "--seconds", "0.000000001",
+                     "--seats", "0")
     assert review.returncode == 0, review.stderr
     assert "decisions reviewed" in review.stdout
 
@@ -313,6 +324,8 @@ def test_caravan_without_a_command_names_the_commands():
     (("review", "/dev/null"), "holds no game record"),
     (("replay", "-", "--seat", "\u00b2"), "--seat takes a seat number"),
     (("review", "-", "--seats", "\u2460"), "--seats takes seat numbers"),
+    (("replay", "-", "--seat", "9" * 5000), "--seat takes a seat number"),
+    (("hint", "khiva", "--search-seed", "-0"), "digits 0-9"),
 ])
 def test_usage_mistakes_are_one_line_and_exit_code_2(args, message):
     r = subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,

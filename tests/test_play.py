@@ -101,6 +101,31 @@ def test_an_endless_line_is_refused_and_the_game_goes_on():
     assert r.stdout.rstrip().endswith("you left the game")
 
 
+def test_a_number_too_long_for_a_move_or_extra_words_are_refused_and_the_game_goes_on():
+    """int() of thousands of digits raises (Python's limit): that ended the game with exit 2."""
+    script = "9" * 5000 + "\nquit now\nhint 2 3\nhint +2\nmoves\nquit\n"
+    r = play("khiva", "--players", "2", "--agents", "random", "--seed", "1",
+             "--hint-iterations", "20", script=script)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "There is no move 99999999999999999999...: choose 1 to" in out
+    assert "quit takes nothing after it; type help" in out
+    assert out.count("usage: hint [k], k a positive number") == 2
+    assert out.rstrip().endswith("you left the game")
+
+
+def test_the_hint_budget_takes_both_limits_whichever_ends_first():
+    from engine.play import hint_budget
+    from search.config import DEFAULT_SECONDS, Budget
+
+    assert hint_budget(20, 0.5) == Budget(iterations=20, seconds=0.5)
+    assert hint_budget(20, None) == Budget(iterations=20)
+    assert hint_budget(None, 0.5) == Budget(seconds=0.5)
+    assert hint_budget(None, None) == Budget(seconds=DEFAULT_SECONDS)
+    with pytest.raises(ValueError, match="--hint-seconds"):
+        hint_budget(20, 0.0)
+
+
 def test_the_board_never_shows_another_seats_hand():
     r = play("khiva", "--players", "3", "--agents", "random", "--seed", "5", script="quit\n")
     out = r.stdout
@@ -124,7 +149,10 @@ def test_two_people_at_one_keyboard_pass_it_and_see_only_their_own_gifts():
 @pytest.mark.parametrize("args", [["khiva", "--seat", "5"], ["khiva", "--seats", "0,0"],
                                   ["khiva", "--players", "0"], ["chess"],
                                   ["khiva", "--seat", "0", "--seats", "1"],
-                                  ["khiva", "--players", "4", "--agents", "random,random"]])
+                                  ["khiva", "--players", "4", "--agents", "random,random"],
+                                  ["khiva", "--players", "2", "--seats", "0,1", "--agents", "x"],
+                                  ["khiva", "--hint-seconds", "1e-3"],
+                                  ["khiva", "--seed", "-0"]])
 def test_command_line_mistakes_are_one_line_and_exit_code_2(args):
     r = play(*args, script="")
     assert r.returncode == 2

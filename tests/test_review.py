@@ -251,6 +251,7 @@ def test_review_reads_one_record_of_an_arena_s_games_jsonl(tmp_path):
     (["GOOD", "--seats", "x"], "--seats"),
     (["GOOD", "--iterations", "0"], "--iterations"),
     (["GOOD", "--line", "0"], "--line"),
+    (["GOOD", "--iterations", "5", "--address", "foo"], "a Ray address is"),
 ])
 def test_review_command_line_mistakes_are_one_line_and_exit_code_2(args, message):
     good = json.dumps(a_record().to_json())
@@ -394,6 +395,41 @@ def test_replay_of_an_unfinished_or_forfeited_record_says_so():
     done = caravan("replay", json.dumps(data))
     assert f"P{seat} forfeits (timeout): no answer in 60 s" in done.stdout
     assert "final scores" in done.stdout
+
+
+def test_a_record_s_free_text_reaches_the_terminal_without_its_control_characters():
+    """Seat names and a forfeit's message are whatever the file says: a newline or an escape
+    sequence in them is shown escaped, not played on the terminal."""
+    data = a_record().to_json()
+    data["moves"] = data["moves"][:6]
+    for key in ("scores", "ranking", "rewards"):
+        del data[key]
+    data["seats"][0] = "evil\nname\x1b[31m"
+    seat = replay(record_from_json(data)).to_move
+    data["forfeit"] = {"seat": seat, "reason": "crash", "message": "gone\r\x1b[2J"}
+    done = caravan("replay", json.dumps(data))
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\r" not in done.stdout
+    assert "  P0: evil\\nname\\x1b[31m" in done.stdout.splitlines()
+    assert f"P{seat} forfeits (crash): gone\\r\\x1b[2J" in done.stdout
+
+
+def test_a_record_file_may_begin_with_a_byte_order_mark_but_must_be_utf8(tmp_path):
+    text = json.dumps(a_record().to_json())
+    marked = tmp_path / "marked.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    done = caravan("replay", str(marked))
+    assert done.returncode == 0 and "final scores" in done.stdout, done.stderr
+    bad = subprocess.run([sys.executable, "-m", "engine.cli", "replay", "-"],
+                         input=b'{"game": "\xff"}', capture_output=True, timeout=300)
+    assert bad.returncode == 2 and bad.stderr == b"caravan: error: standard input is not UTF-8 text\n"
+
+
+def test_a_number_of_thousands_of_digits_in_a_record_is_named_out_of_range():
+    data = json.dumps(a_record().to_json()).replace('"seed": 5', '"seed": ' + "9" * 5000)
+    done = caravan("replay", data)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "a number of 5,000 digits is out of range" in done.stderr
 
 
 @pytest.mark.parametrize("seat, message", [("2", "no seat 2"), ("0,1", "a seat number"),
