@@ -17,11 +17,12 @@ import re
 import sys
 import threading
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Callable, Dict, List, Optional, TextIO, Tuple
 
 from cext.core import GameCore
 from engine.registry import GAMES, from_json, from_view, game_info, new_game
-from engine.validation import ViewError, parse_json, quoted, read_line, whole_number
+from engine.validation import DECIMAL, ViewError, parse_json, quoted, read_line, whole_number
 from search.config import (DEFAULT_MAX_NODES, DEFAULT_SECONDS, MAX_C, MAX_ITERATIONS,
                            MAX_SECONDS, MAX_SKILL, Budget, SearchConfig, clock_seconds,
                            game_config, reproducible_budget, skill_budget)
@@ -79,10 +80,6 @@ def once(seen: Dict[str, object], key: str) -> None:
         raise ProtocolError(f"{key} is given twice")
 
 
-# The number form of the options C and ScoreWeight: digits with `.` as the decimal point,
-# as in 0.7, 1 or 1.25 (no sign, exponent, underscore, other digits or surrounding space)
-DECIMAL = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,20})?")
-
 
 # The value of a search option that means "the game's tuned value" (engine.registry).
 AUTO = "auto"
@@ -128,7 +125,7 @@ class Option:
             raise ProtocolError(f"option {self.name} takes a number such as 0.7 (digits, . as "
                                 f"the decimal point) or auto, not {quoted(raw)}")
         v = float(raw)
-        if not self.low <= v <= self.high:
+        if not self.low <= Decimal(raw) <= self.high:      # exactly: 1.000...01 is above 1
             raise ProtocolError(f"option {self.name} must be between {self.low:g} and "
                                 f"{self.high:g}")
         return v
@@ -193,11 +190,11 @@ def split_searchmoves(args: List[str]) -> Tuple[List[str], Optional[List[str]]]:
     if not moves:
         raise ProtocolError("searchmoves needs at least one move")
     if "searchmoves" in rest:
-        raise ProtocolError("searchmoves is given once")
+        raise ProtocolError("searchmoves is given twice")
     return rest, moves
 
 
-def parse_go_limits(args: List[str]) -> Tuple[Dict[str, int], bool]:
+def parse_go_limits(args: List[str], usage: str = GO_USAGE) -> Tuple[Dict[str, int], bool]:
     """({limit: value}, infinite) of `go` (GO_USAGE, without searchmoves): the limits given,
     each in its range; ProtocolError when malformed, out of range or inconsistent (a clock's
     inc or movestogo without its time, a time and a movetime both)."""
@@ -213,7 +210,7 @@ def parse_go_limits(args: List[str]) -> Tuple[Dict[str, int], bool]:
             i += 1
             continue
         if key not in GO_LIMITS or i + 1 >= len(args):
-            raise ProtocolError(f"unexpected {key[:40]!r}: {GO_USAGE}")
+            raise ProtocolError(f"unexpected {key[:40]!r}: {usage}")
         once(limits, key)
         try:
             value = whole_number(args[i + 1], key)
@@ -397,6 +394,8 @@ class Engine:
             if key == "moves":
                 moves = args[i + 1:]
                 break
+            if key.replace("-", "_") in info.options:      # as the command line spells it too
+                key = key.replace("-", "_")
             if key not in ("players", "seed", *info.options) or i + 1 >= len(args):
                 extra = "".join(f" [{k} <value>]" for k in info.options)
                 raise ProtocolError(f"unexpected {key[:40]!r}: position <game> players <n> "
@@ -462,14 +461,14 @@ class Engine:
         obj = st.to_json() if seat is None else st.to_json(view=seat)
         self.send(json.dumps(obj, separators=(",", ":")))
 
-    def budget(self, args: List[str]) -> Budget:
+    def budget(self, args: List[str], usage: str = GO_USAGE) -> Budget:
         """The budget of a search (no limit: until stopped).
 
         `go infinite` has no budget whatever else it says; go's own `iterations` and
         `movetime` (or the move time a clock gives: search.config.clock_seconds) replace
         the options; without them the options decide (option_budget).
         """
-        limits, infinite = parse_go_limits(args)
+        limits, infinite = parse_go_limits(args, usage)
         if infinite:
             return Budget()
         seconds = limits.get("movetime", 0) / 1000.0
@@ -528,7 +527,7 @@ class Engine:
             args = args[1:]
         if args and args[0] not in GO_WORDS:
             raise ProtocolError(f"usage: {HINT_USAGE}")
-        budget = self.budget(args)              # go's limits; none: the options'
+        budget = self.budget(args, HINT_USAGE)  # go's limits; none: the options'
         if st.is_terminal():
             raise ProtocolError("the game is over: no hint")
         self.start_search(st, budget, lambda r, s: self.finish_hint(r, s, k),
@@ -613,13 +612,15 @@ def search_info_line(iterations: int, nodes: int, seconds: float) -> str:
     """`info iterations <n> nodes <n> time <ms> nps <n> ips <n>`: a search's progress or
     summary. `nodes`, `time` and `nps` are UCI's keys (nodes: the tree's decision nodes;
     nps: nodes per second); `iterations` and `ips` (iterations per second) are Caravan's."""
-    return (f"info iterations {iterations} nodes {nodes} time {int(seconds * 1000)} "
-            f"nps {per_second(nodes, seconds)} ips {per_second(iterations, seconds)}")
+    ms = int(seconds * 1000)
+    return (f"info iterations {iterations} nodes {nodes} time {ms} "
+            f"nps {per_second(nodes, ms)} ips {per_second(iterations, ms)}")
 
 
-def per_second(count: int, seconds: float) -> int:
-    """`count` per second, rounded down; 0 for a search that took no time."""
-    return int(count / seconds) if seconds > 0 else 0
+def per_second(count: int, ms: int) -> int:
+    """`count` per second over the `ms` shown beside it, rounded down (so a client that
+    divides the two gets the same); 0 when the time shown is 0."""
+    return count * 1000 // ms if ms > 0 else 0
 
 
 def candidate_fields(rank: int, stat, show_line: bool = False) -> str:

@@ -150,6 +150,13 @@ ONE_ERROR = [
     "hint 3 iterations 5 iterations 5", "position khiva players 3 players 4",
     "position khiva seed 1 players 3 seed 1",
     "position khan players 4 seed 1 khans impala,bison,sable,llama khans impala,bison,sable,llama",
+    "position taschkent players 4 seed 1 neutral-region 5 neutral_region 5",
+    # a number just outside its range: its float is the bound, the number is not
+    "setoption name ScoreWeight value 1.00000000000000000001",
+    "setoption name C value 100.00000000000000000001",
+    # a list option with an empty item
+    "position khan players 4 seed 1 khans impala,bison,sable,llama,",
+    "position taschkent players 3 seed 1 goods iron:R2a,jade:R5b,indigo:R7a,",
 ]
 
 
@@ -182,6 +189,11 @@ def test_a_malformed_number_word_or_repeated_keyword_is_one_error_that_changes_n
     ("setoption name C value 1e1",
      "option C takes a number such as 0.7 (digits, . as the decimal point) or auto, not '1e1'"),
     ("go iterations\u00a050", "words are separated by spaces: 'iterations\\xa050' holds U+00A0"),
+    ("go iterations 50 searchmoves play-W4-give-B4 searchmoves play-B4-give-W4",
+     "searchmoves is given twice"),
+    ("hint 2 iterations 20 foo", "unexpected 'foo': hint [<k>] [go's limits]"),
+    ("setoption name ScoreWeight value 1.00000000000000000001",
+     "option ScoreWeight must be between 0 and 1"),
 ])
 def test_the_error_says_what_is_wrong(line, reason):
     lines = session("position khiva players 3 seed 4", line)
@@ -195,6 +207,8 @@ def test_the_error_says_what_is_wrong(line, reason):
     "setoption name ScoreWeight value 0.0", "setoption name ScoreWeight value 1.000",
     "setoption name Skill value 07", "go\titerations 5", "  go  iterations 5  ",
     "position khiva players 3 seed 18446744073709551615", "go iterations 1000000000 movetime 1",
+    "position taschkent players 4 seed 1 neutral-region 5",     # as the command line spells it
+    "position taschkent players 4 seed 1 neutral_region 5",
 ])
 def test_what_the_docs_allow_is_taken(line):
     lines = session("position khiva players 3 seed 4", line, "isready")
@@ -241,3 +255,12 @@ def test_d_after_a_view_of_a_finished_game_shows_only_what_that_seat_saw(game):
     lines = session(f"position {game} view " + json.dumps(g.to_json(view=0)), "d")
     assert lines == g.render(0).splitlines() + ["dok"]
     assert lines != g.render().splitlines() + ["dok"]       # the whole game shows more
+
+
+def test_the_rates_are_the_counts_over_the_time_shown():
+    """docs/protocol.md: nps is nodes / time. A search of under a millisecond shows time 0,
+    and its rates 0 (they were divided by the unrounded time: nps 164781 beside time 0)."""
+    assert protocol.search_info_line(50, 40, 0.0003) == \
+        "info iterations 50 nodes 40 time 0 nps 0 ips 0"
+    assert protocol.search_info_line(1000, 900, 0.0105) == \
+        "info iterations 1000 nodes 900 time 10 nps 90000 ips 100000"

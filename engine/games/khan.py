@@ -16,7 +16,7 @@ from cext.core import GameCore, move_arg, move_kind, stable_hash
 from cext.khan import (PY_CORRALS, PY_DECK_COUNT, PY_RAID_VALUE, KhanOfKhansCore, steal_tier,
                        steal_victim)
 from engine.games.base import CheckedGame, field_property
-from engine.validation import IllegalPositionError, fail, place_hidden, quoted
+from engine.validation import IllegalPositionError, fail, listed_items, place_hidden, quoted
 
 DECK_KEYS = ("boldhome", "colymar", "duckpoint", "dragonseye", "dwarfmine", "earthshaker",
              "furthest", "grazelands", "shadowsdance", "sundome")
@@ -76,7 +76,7 @@ def khan_numbers(khans: Any) -> List[int]:
     """The Khan numbers of `khans` (names, or one string "impala,bison,..."); ValueError for
     an unknown name (the core checks the count and that no Khan is dealt twice)."""
     if isinstance(khans, str):
-        khans = khans.replace(",", " ").split()
+        khans = listed_items(khans, "khans")
     if not isinstance(khans, (list, tuple)):
         raise ValueError(f"khans: give names (e.g. impala,bison), not {type(khans).__name__}")
     out = []

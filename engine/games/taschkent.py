@@ -18,7 +18,7 @@ from cext.taschkent import (ACTION_DECK_COUNT, FOUR_PLAYER_NEUTRAL_REGION, PY_BO
                             PY_CAMEL_GOOD, PY_CAMEL_START, PY_FIELD_CAMEL, PY_PRINTED,
                             PY_SETUP_GOOD_HUTS, SETUP_NEUTRAL_HUT, TaschkentCore)
 from engine.games.base import CheckedGame, field_property
-from engine.validation import IllegalPositionError, fail, place_hidden
+from engine.validation import IllegalPositionError, fail, listed_items, place_hidden
 
 __all__ = ["Taschkent", "card_set_points", "move_text", "DERIVED"]
 
@@ -164,7 +164,7 @@ def setup_goods(goods: Any, players: int) -> Optional[Tuple[int, int, int]]:
     example = "e.g. iron:R2a,jade:R5b,indigo:R7a"
     if isinstance(goods, str):
         pairs = []
-        for item in goods.replace(",", " ").split():
+        for item in listed_items(goods, "goods"):
             good, sep, hut = item.partition(":")
             if not sep or not good or not hut:
                 raise ValueError(f"goods: {item[:40]!r} is not good:hut ({example})")
