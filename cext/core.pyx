@@ -19,21 +19,32 @@ KIND_SHIFT = moves.MOVE_KIND_SHIFT
 ARG_MASK = moves.MOVE_ARG_MASK
 
 
-def make_move(int kind, int arg) -> int:
+# The three take their numbers as Python objects and check them: a C int argument would
+# truncate 2.5 to 2 and overflow on 2**40.
+def make_move(kind, arg) -> int:
     """The move of `kind` with argument `arg` (see cext/moves.pxd)."""
+    kind, arg = check_int(kind, "a move kind"), check_int(arg, "a move argument")
     if not 0 <= kind < 128 or not 0 <= arg <= ARG_MASK:
         raise ValueError(f"no move has kind {kind} and argument {arg}")
     return moves.make_move(kind, arg)
 
 
-def move_kind(int move) -> int:
+def move_kind(move) -> int:
     """The kind of a move (a game's MV_* constant)."""
-    return moves.move_kind(move)
+    return moves.move_kind(move_int(move))
 
 
-def move_arg(int move) -> int:
+def move_arg(move) -> int:
     """The argument of a move (what the kind acts on)."""
-    return moves.move_arg(move)
+    return moves.move_arg(move_int(move))
+
+
+def move_int(move) -> int:
+    """`move` as a C move int: ValueError for what is not an integer or out of its range."""
+    move = check_int(move, "a move")
+    if not -2**31 <= move < 2**31:
+        raise ValueError(f"{move} is no move: moves are 32-bit integers")
+    return move
 
 KEY_MODES = {"so": KEY_SO, "mo": KEY_MO}
 
@@ -312,8 +323,12 @@ cdef class GameCore:
         state is then unchanged."""
         if isinstance(move, str):
             move = self.parse_move(move)
-        elif not isinstance(move, int) or isinstance(move, bool):
-            raise IllegalMoveError(f"a move is an int or its notation, not {type(move).__name__}")
+        else:
+            try:
+                move = check_int(move, "a move")         # numpy integers count, as elsewhere
+            except ValueError:
+                raise IllegalMoveError(f"a move is an int or its notation, not "
+                                       f"{type(move).__name__}") from None
         if self.current() < 0:
             raise IllegalMoveError("the game is over: no move can be played")
         cdef int buf[MAX_MOVES]
@@ -366,12 +381,15 @@ cdef class GameCore:
         cdef StateHead* head = <StateHead*>self.raw_state()
         return head.log.count if head != NULL else 0
 
-    def events(self, since: int = 0) -> list:
+    def events(self, since=0) -> list:
         """The narration entries written after the first `since` ones, as (kind, player, a, b,
         c) tuples (kinds: the game's LOG_* constants); the log keeps the last LOG_SIZE."""
         cdef StateHead* head = <StateHead*>self.raw_state()
         if head == NULL:
             return []
+        since = check_int(since, "since")
+        if since < 0:
+            raise ValueError(f"since counts entries: 0 or more, not {since}")
         cdef unsigned int count = head.log.count
         cdef unsigned int first = count - min(count, LOG_SIZE)      # the oldest entry kept
         cdef unsigned int i

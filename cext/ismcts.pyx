@@ -23,7 +23,7 @@ from libc.stdint cimport uint64_t, uint32_t, uint16_t, int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 from libc.limits cimport INT_MAX
-from libc.math cimport log, sqrt, fabs, tanh
+from libc.math cimport log, sqrt, fabs, tanh, INFINITY
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cext.core cimport (GameCore, StateHead, MAX_MOVES, MAX_PLAYERS, MAX_PLAYOUT_MOVES,
                         TRACK_OFF, TRACK_KEYS, TRACK_ALL, seed_from_python)
@@ -433,7 +433,6 @@ cdef class Tree:
     cdef int sel_edge, sel_index             # select's choice: edge index, index in the moves
     cdef int edge_at[MAX_MOVES]              # select: each legal move's edge index, or -1
     cdef uint64_t root_key                   # the searcher's node key at the root
-    cdef bint root_key_fixed                 # the same in every determinization (not full keys)
     cdef int n_root_moves
     cdef int root_moves[MAX_MOVES]           # the searcher's legal moves at the root, ascending
     cdef bint restricted                     # root_moves are a subset (restrict_root)
@@ -459,18 +458,24 @@ cdef class Tree:
         self.table = NULL
         self.edges = NULL
 
-    def __init__(self, GameCore root not None, int player, seed, double c=0.7, str mode not None="so",
-                 int max_nodes=200000, bint track_scores=True, bint resample=True,
+    def __init__(self, GameCore root not None, player, seed, double c=0.7, str mode not None="so",
+                 max_nodes=200000, bint track_scores=True, bint resample=True,
                  double score_weight=0.0, bint policy_playouts=True, double prior_weight=0.0,
                  bint policy_prior=False, bint opponent_policy=False, bint group_moves=False):
+        # player and max_nodes as Python objects: checked here, not overflowed by Cython
+        player = check_int(player, "player")
+        max_nodes = check_int(max_nodes, "max_nodes")
         if root.current() < 0:
             raise ValueError("the game is over: nothing to search")
         if root.current() != player:
             raise ValueError(f"player {player} is not to move (player {root.current()} is)")
         if mode not in ("so", "mo", "full"):
             raise ValueError(f"unknown keying mode {mode!r}: use 'so' or 'mo'")
-        if not c >= 0.0:
-            raise ValueError(f"exploration constant must be >= 0, not {c}")
+        if mode == "full" and resample:
+            raise ValueError("full keys (the whole state) need resample=False: a search that "
+                             "samples the hidden parts would redraw its key every iteration")
+        if not 0.0 <= c < INFINITY:
+            raise ValueError(f"exploration constant must be a finite number >= 0, not {c}")
         if max_nodes < 1 or max_nodes > 50_000_000:
             raise ValueError(f"max_nodes must be between 1 and 50,000,000, not {max_nodes}")
         self.scratch = root.new_empty()
@@ -478,14 +483,13 @@ cdef class Tree:
         self.player = player
         self.mode = {"so": KEY_SO, "mo": KEY_MO, "full": KEY_FULL}[mode]
         self.resample = resample
-        self.root_key_fixed = not (resample and self.mode == KEY_FULL)
         self.set_root(root)
         if not 0.0 <= score_weight <= 1.0:
             raise ValueError(f"score_weight must be between 0 and 1, not {score_weight}")
         self.score_weight = score_weight
         self.policy_playouts = policy_playouts
-        if not prior_weight >= 0.0:
-            raise ValueError(f"prior_weight must be >= 0, not {prior_weight}")
+        if not 0.0 <= prior_weight < INFINITY:
+            raise ValueError(f"prior_weight must be a finite number >= 0, not {prior_weight}")
         self.prior_weight = prior_weight
         self.policy_prior = policy_prior
         self.opponent_policy = opponent_policy
@@ -943,10 +947,10 @@ cdef class Tree:
             if depth == 0:
                 # The searcher's legal moves and its node key depend only on its own
                 # information, which its determinization keeps: the root's, computed once
-                # (with full keys on a resampled world the key is the world's own).
+                # (full keys only search a world that is not resampled, so theirs is fixed).
                 moves = self.root_moves
                 n = self.n_root_moves
-                key = self.root_key if self.root_key_fixed else st.node_key(p, self.player, self.mode)
+                key = self.root_key
             else:
                 if self.opponent_policy and p != self.player:
                     # an opponent model: the others decide as the playout policy does, so
@@ -1173,11 +1177,18 @@ cdef class Tree:
                 slot = (slot + 1) & self.table_mask
             self.table[slot] = 0
 
-    def run(self, long long iterations=0, double seconds=0.0) -> int:
+    def run(self, iterations=0, double seconds=0.0) -> int:
         """Run until `iterations` more iterations or `seconds` of wall time (whichever is set
         and comes first); returns the number of iterations run."""
-        if iterations <= 0 and seconds <= 0.0:
+        iterations = check_int(iterations, "iterations")
+        if not 0 <= iterations <= 2**62 or not 0.0 <= seconds < INFINITY:
+            raise ValueError(f"iterations is a count >= 0 and seconds a finite number >= 0, "
+                             f"not {iterations} and {seconds}")
+        if iterations == 0 and seconds == 0.0:
             raise ValueError("give a budget: iterations > 0 or seconds > 0")
+        return self.run_for(iterations, seconds)
+
+    cdef long long run_for(self, long long iterations, double seconds):
         cdef long long done = 0
         cdef double deadline = now_seconds() + seconds if seconds > 0.0 else 0.0
         self.stop_requested = False
@@ -1216,7 +1227,10 @@ cdef class Tree:
             raise ValueError("restrict the root moves before the search runs")
         wanted = set()
         for m in moves:
-            wanted.add(check_int(m, "a root move"))
+            m = check_int(m, "a root move")
+            if m in wanted:
+                raise ValueError(f"move {m} is given twice")
+            wanted.add(m)
         legal = {self.root_moves[i] for i in range(self.n_root_moves)}
         if not wanted:
             raise ValueError("searchmoves needs at least one move")
@@ -1246,8 +1260,9 @@ cdef class Tree:
             return -1
         return self.find_node(state.node_key(state.current(), self.player, self.mode))
 
-    def node_stats(self, int node) -> list:
+    def node_stats(self, node) -> list:
         """stats_at's list for a node numbered by node_at ([] for -1)."""
+        node = check_int(node, "node")
         if not -1 <= node < self.n_nodes:
             raise ValueError(f"no node {node}: the tree has {self.n_nodes}")
         return self.edge_stats(node)
@@ -1278,12 +1293,18 @@ cdef class Tree:
         }
 
 
-def random_playouts(GameCore root, long long games, seed, bint resample=False, int observer=0):
+def random_playouts(GameCore root not None, games, seed, bint resample=False, observer=0):
     """Play `games` uniformly random games from copies of `root` in C (no information tracking).
 
-    With resample, each copy is first determinized for `observer`. Returns
+    With resample, each copy is first determinized for `observer`, a seat of the game. Returns
     (games, moves applied, seconds): the raw speed of a core.
     """
+    games = check_int(games, "games")
+    observer = check_int(observer, "observer")
+    if not 0 <= games <= 10**12:
+        raise ValueError(f"games must be between 0 and 10**12, not {games}")
+    if not 0 <= observer < root.n_players:
+        raise ValueError(f"observer must be a seat from 0 to {root.n_players - 1}, not {observer}")
     cdef GameCore st = root.new_empty()
     cdef int buf[MAX_MOVES]
     cdef int n

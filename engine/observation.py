@@ -764,7 +764,9 @@ class ActionMap:
         return [(a, a + s.size - 1, s.doc) for a, s in self._bounds]
 
     def action_id(self, move: int) -> int:
-        """The id of `move` (ValueError if it is no move of this game)."""
+        """The id of `move` (ValueError if it is no move of this game, or not an integer:
+        1.5 or True is no move)."""
+        move = check_int(move, "a move")
         got = self._ids.get(move)
         if got is None:
             start = self.starts.get(move_kind(move)) if 0 <= move < 2 ** 31 else None
@@ -807,6 +809,9 @@ class ActionMap:
         """A 0/1 int8 vector of `size`: 1 at the ids of the legal moves."""
         if out is None:
             out = np.zeros(self.size, np.int8)
+        elif not isinstance(out, np.ndarray) or out.shape != (self.size,):
+            raise ValueError(f"mask's out is a numpy vector of {self.size} ids, not "
+                             f"{getattr(out, 'shape', type(out).__name__)}")
         else:
             out.fill(0)
         if not state.is_terminal():

@@ -76,14 +76,15 @@ class CaravanGame(pyspiel.Game):
     def __init__(self, params: Optional[Dict[str, Any]] = None) -> None:
         params = dict(params or {})
         info = game_info(self.caravan_name)
-        self.players = int(params.get("players", info.default_players))
-        self.seed = int(params.get("seed", -1))
-        if self.seed < -1:
-            raise ValueError(f"seed is -1 (a random deal) or a deal number >= 0, not {self.seed}")
+        self.players = check_int(params.get("players", info.default_players), "players")
+        self.seed = check_int(params.get("seed", -1), "seed")
+        if not -1 <= self.seed < 2 ** 63:          # OpenSpiel's int parameters are 64-bit signed
+            raise ValueError(f"seed is -1 (a random deal) or a deal number from 0 to 2**63 - 1, "
+                             f"not {self.seed}")
         self.options: Dict[str, Any] = {}
         for key in info.options:
             if key in INT_OPTIONS:
-                params[key] = int(params.get(key, 0))
+                params[key] = check_int(params.get(key, 0), key)
                 if params[key]:
                     self.options[key] = params[key]
                 continue
@@ -203,8 +204,16 @@ def _seed_from(source: Any) -> int:
     if hasattr(source, "randint"):                      # numpy.random.RandomState
         return int(source.randint(0, 2 ** 31 - 1)) << 31 | int(source.randint(0, 2 ** 31 - 1))
     if callable(source):
-        return int(source() * 2 ** 53) ^ (int(source() * 2 ** 53) << 10)
+        return _unit_draw(source) ^ (_unit_draw(source) << 10)
     raise TypeError(f"cannot draw a seed from {type(source).__name__}")
+
+
+def _unit_draw(sampler: Any) -> int:
+    """53 bits from a sampler's float in [0, 1); ValueError for anything else it gives."""
+    value = sampler()
+    if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1):
+        raise ValueError(f"the sampler must give a float in [0, 1), not {value!r:.40}")
+    return int(value * 2 ** 53)
 
 
 class CaravanObserver:

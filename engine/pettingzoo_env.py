@@ -52,7 +52,7 @@ class CaravanEnv(AECEnv):
             raise ValueError(f"render_mode {render_mode!r}: only 'ansi' (the game's text)")
         if observation not in obs.KINDS:
             raise ValueError(f"observation {observation!r}: one of {', '.join(obs.KINDS)}")
-        if render_seat is not None and not 0 <= render_seat < self.players:
+        if render_seat is not None and not 0 <= check_int(render_seat, "render_seat") < self.players:
             raise ValueError(f"render_seat {render_seat}: no such seat")
         self.render_mode, self.render_seat, self.kind = render_mode, render_seat, observation
         self.metadata = dict(self.metadata, name=f"caravan_{self.game}_v0")
@@ -98,7 +98,7 @@ class CaravanEnv(AECEnv):
         self.agent_selection = self.possible_agents[self.state.to_move]
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
-        seat = self._seat[agent]
+        seat = self.seat_of(agent)
         mask = np.zeros(self.actions.size, np.int8)
         if self.state.to_move == seat:
             self.actions.mask(self.state, out=mask)
@@ -130,11 +130,16 @@ class CaravanEnv(AECEnv):
 
     # ------------------------------------------------------------ beyond the API
     def seat_of(self, agent: str) -> int:
-        return self._seat[agent]
+        """The seat of `agent` ("player_1" -> 1); ValueError for a name that is no agent."""
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"no agent {agent!r:.40}: the agents are "
+                             f"{', '.join(self.possible_agents)}")
+        return seat
 
     def view(self, agent: str) -> Dict[str, Any]:
         """The agent's seat's view (docs/views/): what the seat knows, as JSON."""
-        return self.state.to_json(view=self._seat[agent])
+        return self.state.to_json(view=self.seat_of(agent))
 
     def fields(self, observation: np.ndarray) -> Dict[str, np.ndarray]:
         """An observation vector as its named, shaped fields (views into it)."""

@@ -131,8 +131,9 @@ def _bounded_int(text: str) -> int:
 
 def listed_items(text: str, what: str) -> List[str]:
     """The items of a game option written as a list, `a,b,c` (spaces also separate them);
-    ValueError naming `what` for an empty item: two commas, or one at an end."""
-    if "" in (item.strip() for item in text.split(",")):
+    ValueError naming `what` for an empty item: two commas, or one at an end. Blank text
+    lists nothing."""
+    if text.strip() and "" in (item.strip() for item in text.split(",")):
         raise ValueError(f"{what} {quoted(text)} has an empty item (two commas, or one at an "
                          "end)")
     return text.replace(",", " ").split()

@@ -99,7 +99,7 @@ def test_protocol_go_and_hint_take_searchmoves():
     assert c.ask("go searchmoves", "bestmove") == [
         "info string error searchmoves needs at least one move", "bestmove (none)"]
     assert c.ask(f"go searchmoves {ONLY[0]} searchmoves {ONLY[1]}", "bestmove") == [
-        "info string error searchmoves is given once", "bestmove (none)"]
+        "info string error searchmoves is given twice", "bestmove (none)"]
     bad = c.ask("go searchmoves play-X", "bestmove")
     assert bad[0].startswith("info string error 'play-X' is not a legal move") and \
         bad[1] == "bestmove (none)"

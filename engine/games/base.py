@@ -69,7 +69,8 @@ class CheckedGame:
         self._check_player(player)
         if viewer is not None:
             self._check_player(viewer)
-        check_int(move, "a move")
+        if not -2**31 <= check_int(move, "a move") < 2**31:
+            raise ValueError(f"{move} is no move of {self.name}")
 
     # ------------------------------------------------------------ numpy (engine.observation)
     def observation_tensor(self, seat: int, kind: str = "observation") -> Any:

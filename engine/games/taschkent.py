@@ -10,6 +10,7 @@ runs on it. docs/views/taschkent.md lists what is checked.
 from __future__ import annotations
 
 import copy
+from numbers import Integral
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from cext import taschkent as core
@@ -299,9 +300,11 @@ class Taschkent(CheckedGame, TaschkentCore):
         """A new game; `goods` and `neutral_region` are the set-up options (TaschkentCore.options),
         as text (the command line, the protocol) or Python values; ValueError for a bad one."""
         n = self.default_players if players is None else players
-        if isinstance(n, int) and self.min_players <= n <= self.max_players:  # else: the core says
-            goods, neutral_region = setup_goods(goods, n), setup_region(neutral_region, n)
-        super().__init__(players, seed, goods, neutral_region)
+        if isinstance(n, Integral) and not isinstance(n, bool):
+            n = int(n)                                # a numpy count reads the options too
+            if self.min_players <= n <= self.max_players:   # else: the core says what is wrong
+                goods, neutral_region = setup_goods(goods, n), setup_region(neutral_region, n)
+        super().__init__(n, seed, goods, neutral_region)
 
     @property
     def setup(self) -> Dict[str, Any]:
