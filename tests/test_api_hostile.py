@@ -155,3 +155,17 @@ def test_openspiel_refuses_a_sampler_that_gives_no_probability_and_a_seed_it_can
         with pytest.raises(ValueError):
             GAME_CLASSES["khiva"](params)
     assert issubclass(GAME_CLASSES["khiva"], CaravanGame)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_view_of_a_seat_the_game_lacks_names_the_player_count(game):
+    """Seat 7 of a 3-player view read 'must be from 0 to 4', the range of every count."""
+    from engine.registry import from_view
+
+    players = max(3, GAMES[game].min_players)
+    view = new_game(game, players, 1).to_json(view=0)
+    for seat in (players, 7, -1):
+        view["view"] = seat
+        with pytest.raises(ValueError, match=f"^view: there is no seat {seat} in a "
+                                             f"{players}-player game"):
+            from_view(view)

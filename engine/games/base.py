@@ -115,6 +115,7 @@ class CheckedGame:
         search redraws them anyway). The view must be the seat to move's (any seat's once the
         game is over): the engine never answers for a seat whose hidden cards it would have to
         invent. ViewError (a ValueError) naming the field if it is malformed or impossible."""
+        cls._check_view_seat(v)
         check_schema(v, cls.name, f"{cls.title} view")
         if v["phase"] != "over" and v["to_move"] != v["view"]:
             fail(("view",), f"this is seat {v['view']}'s view but seat {v['to_move']} is to move: "
@@ -125,15 +126,25 @@ class CheckedGame:
     def _from_any_seats_view(cls, v: Any) -> "CheckedGame":
         """from_view without the seat-to-move rule, for the tests that check what every seat
         knows survives its view. The doors (from_view, the protocol) never use it."""
+        cls._check_view_seat(v)
         check_schema(v, cls.name, f"{cls.title} view")
         return cls._load_view(v)
 
     # ------------------------------------------------------------ the path
     @classmethod
+    def _check_view_seat(cls, v: Any) -> None:
+        """A view's seat against its own player count, before the schema's check, whose range
+        is every count's (0-4): seat 7 of 3 players is named as such."""
+        if not isinstance(v, dict):
+            return
+        seat, players = v.get("view"), v.get("players")
+        if (type(seat) is int and type(players) is int
+                and cls.min_players <= players <= cls.max_players and not 0 <= seat < players):
+            fail(("view",), f"there is no seat {seat} in a {players}-player game")
+
+    @classmethod
     def _load_view(cls, v: Dict[str, Any]) -> "CheckedGame":
         cls._check_seats(v)
-        if v["view"] >= v["players"]:
-            fail(("view",), f"there is no seat {v['view']} in a {v['players']}-player game")
         d = cls.codec().full_state_of_view(v)
         check_schema(d, cls.name + ".state", f"{cls.title} state")   # the filled-in state
         st = cls._build(d)
