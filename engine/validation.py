@@ -390,16 +390,18 @@ def first_difference(given: Any, rebuilt: Any, path: tuple = (),
 
 # ---------------------------------------------------------------- hidden items
 def place_hidden(items: Sequence[Hashable], capacity: Mapping[Hashable, int],
-                 allowed: Mapping[Hashable, Sequence[Hashable]]) -> Dict[Hashable, Hashable]:
+                 allowed: Mapping[Hashable, Sequence[Hashable]],
+                 path: Sequence[Any] = ()) -> Dict[Hashable, Hashable]:
     """Put every hidden item in a place with room, each only where `allowed[item]` says the
     observer knows it may be: a bipartite matching with capacities, found by augmenting paths
     (polynomial, deterministic: items taken most constrained first, places in listed order).
 
-    Returns {item: place}; IllegalPositionError when no placement fits what the seat knows.
-    The counts must add up: sum(capacity) == len(items)."""
+    Returns {item: place}; IllegalPositionError naming the field at `path` (the one that
+    says what the seat knows) when no placement fits it. The counts must add up:
+    sum(capacity) == len(items)."""
     if sum(capacity.values()) != len(items):
-        raise IllegalPositionError(
-            f"the hidden places hold {sum(capacity.values())} items but {len(items)} are unseen")
+        fail(path, f"the hidden places hold {sum(capacity.values())} items but {len(items)} "
+             "are unseen", IllegalPositionError)
     members: Dict[Hashable, List[Hashable]] = {p: [] for p in capacity}
     holder: Dict[Hashable, Hashable] = {}
 
@@ -425,6 +427,6 @@ def place_hidden(items: Sequence[Hashable], capacity: Mapping[Hashable, int],
 
     for item in sorted(items, key=lambda x: (len(allowed[x]), str(x))):
         if not augment(item, set()):
-            raise IllegalPositionError(
-                f"no placement of the unseen items fits what the seat knows ({item} has nowhere to go)")
+            fail(path, f"no placement of the unseen items fits what the seat knows ({item} has "
+                 "nowhere to go)", IllegalPositionError)
     return holder

@@ -201,7 +201,21 @@ def test_a_token_in_hand_was_taken_by_an_artisan_call():
     g = window(kilims={0: {"dominoes": [[0, 0, "h", "AA"]]}}, tokens={"rotate": 0})
     d = g.to_json()
     d["tokens"][2]["holder"] = 0                 # a second token, with one Artisan call today
-    refused(Kilim.from_json, without_derived(d), "tokens: 2 tokens taken today, but the Artisan was called at most 1")
+    refused(Kilim.from_json, without_derived(d), "tokens: seat 0 holds 2 tokens, but one Artisan "
+            "card a day calls the Artisan once")
+
+
+def test_a_token_holder_has_played_its_artisan_card_today():
+    """An audit's position: day 0, turn 1, both Artisan cards still in hand, yet seat 0 holds
+    the Move token. Only the Artisan's caller takes a token (interpretation 4)."""
+    g = played(2, 11, 3, rng_seed=11)
+    d = g.to_json()
+    assert all("artisan" in ps["hand"] for ps in d["player_state"])
+    for seat, used in ((0, False), (1, True)):
+        mutated = json.loads(json.dumps(d))
+        mutated["tokens"][3]["holder"], mutated["tokens"][3]["used"] = seat, used
+        refused(Kilim.from_json, without_derived(mutated), f"tokens[3]: seat {seat} holds a "
+                "token but has not played its Artisan card today")
 
 
 def test_seats_choose_in_order():

@@ -533,7 +533,7 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     if sum(capacity.values()) != len(unknown):
         fail(("turn",), f"turn {v['turn']} and phase {v['phase']} leave {sum(capacity.values())} "
              f"cards hidden from seat {o}, but {len(unknown)} are unseen", IllegalPositionError)
-    placed = place_hidden(unknown, capacity, allowed)
+    placed = place_hidden(unknown, capacity, allowed, ("card_whereabouts",))
     d = copy.deepcopy(v)
     for key in ("view", "card_whereabouts", "teapot_pile_contents"):
         del d[key]

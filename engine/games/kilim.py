@@ -1175,7 +1175,8 @@ def place_unseen_scraps(v: Dict[str, Any], d: Dict[str, Any], n: int, o: int) ->
         fail(("player_state",), f"the other seats hold {sum(capacity.values()) - capacity['board']} "
              f"scraps face down, but only {len(unknown)} are hidden from seat {o}",
              IllegalPositionError)
-    placed = place_hidden(unknown, capacity, {x: where[x] for x in unknown})
+    placed = place_hidden(unknown, capacity, {x: where[x] for x in unknown},
+                          ("scrap_whereabouts",))
     for p, ps in enumerate(d["player_state"]):
         if p != o:
             ps["scraps_held"] = [x for x in unknown if placed[x] == p]
@@ -1667,6 +1668,15 @@ def check_tokens(f: Dict[str, Any]) -> None:
     held = core.N_TOKENS - f["token_holder"].count(-1)
     if not held:
         return
+    # Only the Artisan's caller takes a token, and a seat calls with its one Artisan card of
+    # the day: so a holder has played that card today, and holds one token at most.
+    for t, h in enumerate(f["token_holder"]):
+        if h >= 0 and f["hand"][h] >> core.C_ART & 1:
+            refuse(f"tokens[{t}]", f"seat {h} holds a token but has not played its Artisan card "
+                   "today (only the Artisan's caller takes one)")
+        if h >= 0 and f["token_holder"].count(h) > 1:
+            refuse("tokens", f"seat {h} holds {f['token_holder'].count(h)} tokens, but one "
+                   "Artisan card a day calls the Artisan once")
     calls = revealed_of_group(f, f["day"]) - 1
     if f["phase"] in (core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT) and \
             side_winner(f, core.C_ART, f["win_value"]) >= 0:

@@ -619,7 +619,7 @@ def deal_unseen_action_cards(v: Dict[str, Any], d: Dict[str, Any]) -> None:
     # once over, the 3/5 cards not shown in a hand are in the pile or among the removed cards
     allowed = {card: (["pile", "removed"] if v["phase"] == "over" and card[0] == core.AC_35
                       else places) for card in unseen}
-    placed = place_hidden(unseen, capacity, allowed)
+    placed = place_hidden(unseen, capacity, allowed, ("action_pile_count",))
     held = {place: sorted(card for card, at in placed.items() if at == place) for place in places}
     for p in range(n):
         if p != o:
