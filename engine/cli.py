@@ -413,8 +413,8 @@ MAX_RECORDS_TEXT = 64_000_000     # characters of a review's input: an arena's g
 
 def shown_record(record):
     """A record read from a file, its free text (seat names, a forfeit's message) made safe
-    to print: a control character in it shows as its escape sequence
-    rather than acting on the terminal."""
+    to print: a control character in it shows as its escape sequence rather than acting on
+    the terminal."""
     from dataclasses import replace
 
     forfeit = (None if record.forfeit is None
