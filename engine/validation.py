@@ -17,6 +17,7 @@ import itertools
 import json
 import math
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, TextIO
 
@@ -110,8 +111,6 @@ def decimal_number(text: str, what: str) -> float:
 def decimal_text(value: float) -> str:
     """A float written in the DECIMAL form, which decimal_number reads back exactly: its
     repr (0.7, 5.0), with an exponent written out (1e-05 -> 0.00001)."""
-    from decimal import Decimal
-
     text = repr(float(value))
     return format(Decimal(text), "f") if "e" in text else text
 
