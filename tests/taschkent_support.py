@@ -124,6 +124,19 @@ def set_display(d: dict, cards: List[str]) -> None:
     d["trading_display"] = list(cards)
 
 
+def in_the_second_cycle(d: dict) -> None:
+    """The opening moved on by one cycle of two action rounds and its trading round, in which
+    nothing was bought or sold: the hut of track field 2 went to the Kalmyk when round 2 began,
+    and the trading round put the lowest-numbered neutral hut of the supply there. Seats may
+    hold trading cards from then on (the loader refuses them before the first trading round).
+    Call it before to_round, turn_of and the like: they count the turns from the cycle."""
+    assert d["trading_rounds"] == 0 and hut(d, "N1")["at"] == "track2"
+    hut_to(d, "N1", "kalmyk")
+    next(h for h in d["huts"] if h["id"].startswith("N") and h["at"] == "supply")["at"] = "track2"
+    d["trading_rounds"] = 1
+    turn_of(d, d["to_move"], d["phase"])
+
+
 def turn_of(d: dict, p: int, phase: str = "action") -> None:
     """Seat p's turn in the current action round, in `phase`, with nothing done before it
     in the turn; the turn counters follow (every earlier cycle two action rounds long)."""

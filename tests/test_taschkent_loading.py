@@ -22,7 +22,7 @@ from engine.validation import IllegalPositionError, ViewError
 from game_support import REGRESSIONS, advance
 from protocol_client import Client
 from taschkent_support import (add_posts, build, fresh, give_action, give_goods, give_trading,
-                               hut, ps, to_round)
+                               hut, in_the_second_cycle, ps, to_round)
 
 
 
@@ -294,6 +294,19 @@ def _a_trading_card_twice(d):
     ps(d, 1)["trading_cards"]["silk"] += 1
 
 
+def _a_card_drawn_before_the_first_refill(d):
+    give_trading(d, 0, ["silk"])
+
+
+def _a_card_held_before_the_first_trading_round(d):
+    ps(d, 0)["trading_cards"][d["trading_display"].pop()] += 1
+
+
+def _a_short_row_while_the_pile_lasts(d):
+    in_the_second_cycle(d)
+    _a_card_held_before_the_first_trading_round(d)      # allowed in the second cycle
+
+
 UNREACHABLE = [
     (_kept_outside_trading, r"^player_state\[0\]\.kept: posts are kept only during a trading round"),
     (_hand_of_a_cameleer_that_never_moved, r"^player_state\[1\]\.cameleer: seat 1 holds action cards"),
@@ -311,6 +324,9 @@ UNREACHABLE = [
     (_a_good_lost, r"^removed_goods\.jade: 11 jade goods"),
     (_posts_lost, r"^player_state\[2\]\.supply: seat 2 has 9 trading posts"),
     (_a_trading_card_twice, r"^trading_pile: 11 silk cards held"),
+    (_a_card_drawn_before_the_first_refill, r"^trading_pile: before the first refill the pile holds 22 cards, not 21"),
+    (_a_card_held_before_the_first_trading_round, r"^trading_cards: nobody holds a trading card before"),
+    (_a_short_row_while_the_pile_lasts, r"^trading_display: in an action round the row holds 8 cards while the pile lasts, not 7"),
 ]
 
 

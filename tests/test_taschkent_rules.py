@@ -11,8 +11,8 @@ import pytest
 from cext.taschkent import PY_BORDERS
 from engine.games.taschkent import NEIGHBOURS, Taschkent, card_set_points
 from taschkent_support import (add_posts, build, finished, fresh, give_action, give_goods,
-                               give_trading, good_on_hut, hut, hut_to, last_turn_of_round,
-                               neutral_to, pile_top, play, ps, set_display, set_supply, state,
+                               give_trading, good_on_hut, hut, hut_to, in_the_second_cycle,
+                               last_turn_of_round, neutral_to, pile_top, play, ps, set_display, set_supply, state,
                                texts, to_round, turn_of)
 
 
@@ -682,24 +682,32 @@ def test_the_start_player_changes_once_and_only_at_the_end_of_the_round():
 
 def test_after_a_trading_round_marker_track_and_display_are_reset():
     """Round 3 ends and the die skips round 4, so the hut of track field 4 is still there; P1
-    took the marker in an earlier round and is the start player."""
+    took the marker in an earlier round and is the start player. P0's sale takes the two
+    leftmost cards; the six left move left and two from the pile fill the row."""
     for seed in range(40):
         d = fresh(seed=seed)
         d["marker"] = 1
         d["start_player"] = 1
         ps(d, 1)["cameleer"] = "horses"           # where P1 took the marker
-        set_display(d, ["silk", "china"])
+        give_goods(d, 0, "iron")
+        add_posts(d, 0, 8)
+        row, pile = list(d["trading_display"]), list(d["trading_pile"])
         last_turn_of_round(d, 3)
         assert hut(d, "N2")["at"] == "track4"
         g = build(d)
         play(g, "no-move")
-        if g.trading_rounds == 1:                 # a die below 5: no round 4
+        if state(g)["phase"] == "sell":           # a die below 5: no round 4
             break
     else:
         pytest.fail("no die below 5 in 40 seeds")
+    play(g, "sell-iron-R8-cards-R8a")
     d = state(g)
+    assert g.trading_rounds == 1
     assert d["phase"] == "action" and d["round"] == 1 and d["marker"] is None
-    assert d["trading_display"][:2] == ["silk", "china"] and len(d["trading_display"]) == 8
+    taken = ps(d, 0)["trading_cards"]
+    assert [taken[c] for c in ("silk", "china", "spices")] == [row[:2].count(c) for c in
+                                                                ("silk", "china", "spices")]
+    assert d["trading_display"] == row[2:] + pile[::-1][:2]
     track = sorted(h["at"] for h in d["huts"] if h["at"].startswith("track"))
     assert track == ["track2", "track4"]
     assert g.to_move == 1
@@ -924,8 +932,11 @@ def test_a_pass_before_a_sale_can_be_followed_by_a_sale_of_the_same_seat_in_one_
 
 
 def test_no_cards_when_the_display_is_empty_and_partial_cards_when_short():
+    """The row is short in an action round only when the pile is empty: P1 holds the rest."""
     d = trading_position()
+    in_the_second_cycle(d)
     set_display(d, [])
+    give_trading(d, 1, list(d["trading_pile"]))
     give_goods(d, 0, "iron")
     add_posts(d, 0, 8)
     last_turn_of_round(d)
@@ -933,7 +944,9 @@ def test_no_cards_when_the_display_is_empty_and_partial_cards_when_short():
     play(g, "no-move")
     assert not any("-cards" in t for t in texts(g))
     d = trading_position()
+    in_the_second_cycle(d)
     set_display(d, ["silk"])
+    give_trading(d, 1, list(d["trading_pile"]))
     give_goods(d, 0, "iron")
     add_posts(d, 0, 8)
     last_turn_of_round(d)
@@ -1030,6 +1043,7 @@ def test_the_game_ends_after_the_30th_trading_round(finished_before, over):
 
 def test_last_trading_card_ends_the_game_after_the_trading_round():
     d = trading_position()
+    in_the_second_cycle(d)
     set_display(d, ["silk"])
     give_trading(d, 1, list(d["trading_pile"]))     # every other card already taken
     give_goods(d, 0, "iron")
@@ -1037,7 +1051,7 @@ def test_last_trading_card_ends_the_game_after_the_trading_round():
     last_turn_of_round(d)
     g = build(d)
     play(g, "no-move", "sell-iron-R8-cards-R8a")
-    assert g.is_terminal() and state(g)["last_card_taken"] and g.trading_rounds == 1
+    assert g.is_terminal() and state(g)["last_card_taken"] and g.trading_rounds == 2
     assert not state(g)["end_triggered"]
 
 
@@ -1047,6 +1061,7 @@ def test_the_virtual_players_last_card_ends_the_game_after_the_next_trading_roun
     and the narration says so, after the sale that took it (found by a rules audit: it said
     "this trading round", before the sale)."""
     d = fresh(2, 0)
+    in_the_second_cycle(d)
     pile, row = list(d["trading_pile"]), list(d["trading_display"])
     give_trading(d, 0, pile[:11])
     give_trading(d, 1, pile[11:])                   # the face-down pile is empty
@@ -1069,6 +1084,7 @@ def test_the_virtual_players_last_card_ends_the_game_after_the_next_trading_roun
 
 def test_a_players_last_card_is_told_as_ending_the_game_after_this_trading_round():
     d = trading_position()
+    in_the_second_cycle(d)
     set_display(d, ["silk"])
     give_trading(d, 1, list(d["trading_pile"]))
     give_goods(d, 0, "iron")
@@ -1198,6 +1214,7 @@ def test_the_virtual_player_taking_the_last_action_card_triggers_the_end():
 
 def test_two_player_end_the_richer_draws_two_cards_and_nobody_is_out():
     d = fresh(2)
+    in_the_second_cycle(d)
     ps(d, 0)["tugrik"], ps(d, 1)["tugrik"] = 10, 1
     give_trading(d, 1, ["silk", "china", "spices"])
     give_goods(d, 1, "iron", 10)             # one iron left on the camel
@@ -1332,6 +1349,7 @@ def test_the_final_count_of_the_render_ranks_as_the_game_does():
 
 def test_the_game_over_line_tells_the_count_who_is_out_and_who_wins():
     d = fresh(3)
+    in_the_second_cycle(d)
     for p, t in enumerate([6, 2, 5]):
         ps(d, p)["tugrik"] = t
     give_action(d, 2, "35")

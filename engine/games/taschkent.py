@@ -447,7 +447,7 @@ class Taschkent(CheckedGame, TaschkentCore):
         _check_posts(f, n, phase)
         _check_huts(f, n)
         _check_action_cards(f, n)
-        _check_trading_cards(f, n)
+        _check_trading_cards(f, n, phase)
         check(bool(f["end_triggered"]) == end_is_triggered(f), "end_triggered",
               "the end is triggered exactly when a camel's kind of good or the action pile is gone")
         check(bool(f["last_card"]) == last_card_is_taken(f), "last_card_taken",
@@ -918,14 +918,28 @@ def _check_action_cards(f: Dict[str, Any], n: int) -> None:
                   f"seat {p} holds action cards, drawn on field 2, but its cameleer never moved")
 
 
-def _check_trading_cards(f: Dict[str, Any], n: int) -> None:
+def _check_trading_cards(f: Dict[str, Any], n: int, phase: int) -> None:
     """10 trading cards of each type: with the players, the virtual player, in the row or in
-    the face-down pile."""
+    the face-down pile. The pile is drawn only to refill the row after a trading round, and
+    seats take cards only by selling (rules 8; docs/rules/taschkent.md)."""
     for t, name in enumerate(TC_NAMES):
         total = (sum(f["tc"][p][t] for p in range(n)) + f["vtc"][t]
                  + f["disp"][:f["n_disp"]].count(t) + f["tc_pile"][:f["n_tc_pile"]].count(t))
         check(total == core.TC_PER_TYPE, "trading_pile",
               f"{total} {name} cards held, in the row and in the pile, not {core.TC_PER_TYPE}")
+    size = f["display_size"]
+    if f["cycle"] == 0 and phase != core.PH_OVER:
+        check(f["n_tc_pile"] == core.N_TC - size, "trading_pile",
+              f"before the first refill the pile holds {core.N_TC - size} cards, "
+              f"not {f['n_tc_pile']}")
+        if phase in TURN_PHASES:
+            check(all(not any(f["tc"][p]) for p in range(n)), "trading_cards",
+                  "nobody holds a trading card before the first trading round")
+    if n >= 3 and phase in TURN_PHASES:
+        # only a sale takes cards from the row, and the refill follows the trading round
+        check(f["n_disp"] == size or f["n_tc_pile"] == 0, "trading_display",
+              f"in an action round the row holds {size} cards while the pile lasts, "
+              f"not {f['n_disp']}")
 
 
 # ================================================================ text
