@@ -680,8 +680,9 @@ def serve(inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
 
 
 def main() -> int:
-    # binary junk must not kill the engine: undecodable bytes become U+FFFD
-    inp = open(sys.stdin.fileno(), "r", encoding="utf-8", errors="replace", closefd=False,
+    # binary junk must not kill the engine: undecodable bytes become U+FFFD; a byte-order
+    # mark that opens the input (some Windows front ends write one) is dropped
+    inp = open(sys.stdin.fileno(), "r", encoding="utf-8-sig", errors="replace", closefd=False,
                newline="\n")
     # answers are UTF-8 whatever the locale: no line may be lost to an encoding error
     sys.stdout.reconfigure(encoding="utf-8", errors="replace")

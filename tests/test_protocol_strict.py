@@ -8,6 +8,8 @@ timing cases (a `stop` or `quit` that must not act) drive the real subprocess.
 import io
 import json
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -264,3 +266,19 @@ def test_the_rates_are_the_counts_over_the_time_shown():
         "info iterations 50 nodes 40 time 0 nps 0 ips 0"
     assert protocol.search_info_line(1000, 900, 0.0105) == \
         "info iterations 1000 nodes 900 time 10 nps 90000 ips 100000"
+
+
+# ---------------------------------------------------------------- the input's bytes
+def test_a_byte_order_mark_opening_the_input_is_dropped_and_nowhere_else():
+    """Some Windows front ends open their pipe with a UTF-8 byte-order mark; undecodable
+    bytes become U+FFFD (docs/protocol.md)."""
+    bom = b"\xef\xbb\xbf"
+    data = bom + b"isready\n" + bom + b"isready\nx\xffy\nquit\n"
+    run = subprocess.run([sys.executable, "-m", "engine.cli", "uci"], input=data,
+                         capture_output=True, timeout=60, cwd=ROOT)
+    lines = run.stdout.decode("utf-8").splitlines()
+    assert run.returncode == 0
+    assert lines[0] == "readyok"
+    assert lines[1] == "info string error unknown command '\\ufeffisready'"
+    assert lines[2] == "info string error unknown command 'x\ufffdy'"
+    assert len(lines) == 3
