@@ -218,6 +218,43 @@ def test_a_token_holder_has_played_its_artisan_card_today():
                 "token but has not played its Artisan card today")
 
 
+def second_auction_showing(card):
+    """Kilim(3), day 0, the second auction: seat 0 shows `card` (Scrap Bag or Artisan), seats
+    1 and 2 Gold cards, and the offers of the special cards are being made."""
+    g = Kilim(3, 12)
+    play(g, "gold-5", "gold-6", "gold-7")
+    while g.phase != "card":
+        g.apply(g.legal_moves()[0])
+    play(g, card, "gold-3", "gold-4")
+    return g.to_json()
+
+
+def test_a_seat_showing_its_scrap_bag_this_turn_has_not_searched_yet():
+    """An audit's position: seat 0 shows its one Scrap Bag of the day now, before the offers,
+    yet holds a scrap. The loader took its card for one played earlier; one more search then
+    left the seat with two scraps on the first day, which the invariants refuse."""
+    d = second_auction_showing("scrap-bag")
+    assert d["phase"] == "scrap-bid" and not d["player_state"][0]["scraps_held"]
+    Kilim.from_json(d)
+    del d["whereabouts_by_seat"]                # any hidden place (docs/views/kilim.md)
+    d["scraps_on_board"].remove("C")
+    d["player_state"][0]["scraps_held"].append("C")
+    refused(Kilim.from_json, without_derived(d), "player_state[0].scraps_held: seat 0 has 1 "
+            "scrap, but it searched the bag at most 0 times")
+
+
+def test_a_seat_showing_its_artisan_this_turn_holds_no_token_before_its_call():
+    """An audit's position: seat 0 shows its one Artisan card of the day now, before the
+    offers, yet holds a token (the loader took the card for one played earlier; its call then
+    gave it a second token)."""
+    d = second_auction_showing("artisan")
+    assert d["phase"] == "artisan-bid"
+    Kilim.from_json(d)
+    d["tokens"][3]["holder"] = 0
+    refused(Kilim.from_json, without_derived(d), "tokens[3]: seat 0 holds a token but shows its "
+            "Artisan card only this turn, and has not called the Artisan with it yet")
+
+
 def test_seats_choose_in_order():
     g = played(3, 2, 1)                       # seat 0 has chosen
     d = g.to_json()
@@ -329,6 +366,8 @@ def test_a_scrap_held_today_needs_the_scrap_bag_card_shown_today():
     g, rng = new_game("kilim", 3, 4), random.Random(4)
     while not any(ps["scraps_held"] for ps in g.to_json()["player_state"]):
         g.apply(rng.choice(g.legal_moves()))
+    while g.phase != "card":                   # the next auction: the search was a turn ago
+        g.apply(rng.choice(g.legal_moves()))
     d = g.to_json()
     assert d["day"] == 0
     seat = next(p for p, ps in enumerate(d["player_state"]) if ps["scraps_held"])
@@ -336,6 +375,6 @@ def test_a_scrap_held_today_needs_the_scrap_bag_card_shown_today():
     Kilim.from_json(d)                                   # as played: accepted
     d["player_state"][seat]["hand"].append("scrap-bag")
     with pytest.raises(IllegalPositionError,
-                       match=rf"^player_state\[{seat}\]\.scraps_held: seat {seat} has 1 scraps, "
+                       match=rf"^player_state\[{seat}\]\.scraps_held: seat {seat} has 1 scrap, "
                              r"but it searched the bag at most 0 times"):
         Kilim.from_json(d)

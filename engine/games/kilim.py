@@ -1492,14 +1492,26 @@ def check_scraps(f: Dict[str, Any]) -> None:
     elif in_hand:
         refuse("scrap_in_hand", "a scrap is in hand only while it is placed")
     days_before = min(f["day"], core.N_GROUPS - 1)
+    searcher = -1                   # the bag is searched right after the last Scrap Bag offer
+    if phase in (core.PH_ARTBID, core.PH_TOKENPICK, core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT):
+        searcher = side_winner(f, core.C_SCRAP, f["win_value"])
     for p in range(n):
         # One Scrap Bag card a day, and a search only after it is shown: a seat whose card is
-        # still in hand has not searched today (at the end of the game the cards are back)
-        bag_shown = phase == core.PH_OVER or not f["hand"][p] >> core.C_SCRAP & 1
-        searches = days_before + bag_shown
+        # still in hand has not searched today (at the end of the game the cards are back);
+        # one that shows it this turn has searched once it won the bag and picked
+        searches = days_before + (phase == core.PH_OVER or p == searcher
+                                  or played_on_an_earlier_turn(f, p, core.C_SCRAP))
         if owned[p] > searches:
-            refuse(seat_field(p, "scraps_held"), f"seat {p} has {owned[p]} scraps, but it searched "
-                   f"the bag at most {searches} times")
+            refuse(seat_field(p, "scraps_held"), f"seat {p} has {owned[p]} "
+                   f"scrap{'s' if owned[p] != 1 else ''}, but it searched the bag at most "
+                   f"{searches} time{'s' if searches != 1 else ''}")
+
+
+def played_on_an_earlier_turn(f: Dict[str, Any], p: int, card: int) -> bool:
+    """Seat p's special `card` has left its hand on a turn before this one: it is gone, and
+    it is not the card p shows this turn (a chosen card leaves the hand at the reveal)."""
+    gone = not f["hand"][p] >> card & 1
+    return gone and not (f["phase"] != core.PH_CARD and f["choice"][p] == card)
 
 
 def check_cards(f: Dict[str, Any]) -> None:
@@ -1670,17 +1682,20 @@ def check_tokens(f: Dict[str, Any]) -> None:
         return
     # Only the Artisan's caller takes a token, and a seat calls with its one Artisan card of
     # the day: so a holder has played that card today, and holds one token at most.
+    caller = -1
+    if f["phase"] in (core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT):
+        caller = side_winner(f, core.C_ART, f["win_value"])
     for t, h in enumerate(f["token_holder"]):
         if h >= 0 and f["hand"][h] >> core.C_ART & 1:
             refuse(f"tokens[{t}]", f"seat {h} holds a token but has not played its Artisan card "
                    "today (only the Artisan's caller takes one)")
+        if h >= 0 and h != caller and not played_on_an_earlier_turn(f, h, core.C_ART):
+            refuse(f"tokens[{t}]", f"seat {h} holds a token but shows its Artisan card only "
+                   "this turn, and has not called the Artisan with it yet")
         if h >= 0 and f["token_holder"].count(h) > 1:
             refuse("tokens", f"seat {h} holds {f['token_holder'].count(h)} tokens, but one "
                    "Artisan card a day calls the Artisan once")
-    calls = revealed_of_group(f, f["day"]) - 1
-    if f["phase"] in (core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT) and \
-            side_winner(f, core.C_ART, f["win_value"]) >= 0:
-        calls += 1
+    calls = revealed_of_group(f, f["day"]) - 1 + (caller >= 0)
     if held > calls:
         refuse("tokens", f"{held} tokens taken today, but the Artisan was called at most {calls} times")
 
