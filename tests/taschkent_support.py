@@ -124,16 +124,21 @@ def set_display(d: dict, cards: List[str]) -> None:
     d["trading_display"] = list(cards)
 
 
-def in_the_second_cycle(d: dict) -> None:
-    """The opening moved on by one cycle of two action rounds and its trading round, in which
-    nothing was bought or sold: the hut of track field 2 went to the Kalmyk when round 2 began,
-    and the trading round put the lowest-numbered neutral hut of the supply there. Seats may
-    hold trading cards from then on (the loader refuses them before the first trading round).
-    Call it before to_round, turn_of and the like: they count the turns from the cycle."""
-    assert d["trading_rounds"] == 0 and hut(d, "N1")["at"] == "track2"
-    hut_to(d, "N1", "kalmyk")
-    next(h for h in d["huts"] if h["id"].startswith("N") and h["at"] == "supply")["at"] = "track2"
-    d["trading_rounds"] = 1
+def after_cycles(d: dict, cycles: int = 1) -> None:
+    """The opening moved on by `cycles` cycles of two action rounds and a trading round each,
+    in which nothing was bought or sold: each round 2 sent the hut of track field 2 to the
+    Kalmyk, and each trading round put the lowest-numbered neutral hut of the supply there.
+    Seats may hold trading cards from then on, and each refill may have drawn a row from the
+    pile (the loader refuses both before). Call it before to_round, turn_of and the like:
+    they count the turns from the cycle."""
+    assert d["trading_rounds"] == 0 and cycles >= 1
+    for _ in range(cycles):
+        track2 = next(h for h in d["huts"] if h["at"] == "track2")
+        track2["at"] = "kalmyk"
+        spare = [h for h in d["huts"] if h["id"].startswith("N") and h["at"] == "supply"]
+        if spare:
+            spare[0]["at"] = "track2"
+    d["trading_rounds"] = cycles
     turn_of(d, d["to_move"], d["phase"])
 
 

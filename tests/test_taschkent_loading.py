@@ -21,8 +21,8 @@ from engine.registry import from_json, from_view
 from engine.validation import IllegalPositionError, ViewError
 from game_support import REGRESSIONS, advance
 from protocol_client import Client
-from taschkent_support import (add_posts, build, fresh, give_action, give_goods, give_trading,
-                               hut, in_the_second_cycle, ps, to_round)
+from taschkent_support import (add_posts, after_cycles, build, fresh, give_action, give_goods,
+                               give_trading, hut, ps, to_round)
 
 
 
@@ -290,12 +290,9 @@ def _posts_lost(d):
 
 
 def _a_trading_card_twice(d):
+    after_cycles(d)
     give_trading(d, 0, ["silk"])
     ps(d, 1)["trading_cards"]["silk"] += 1
-
-
-def _a_card_drawn_before_the_first_refill(d):
-    give_trading(d, 0, ["silk"])
 
 
 def _a_card_held_before_the_first_trading_round(d):
@@ -303,8 +300,35 @@ def _a_card_held_before_the_first_trading_round(d):
 
 
 def _a_short_row_while_the_pile_lasts(d):
-    in_the_second_cycle(d)
+    after_cycles(d)
     _a_card_held_before_the_first_trading_round(d)      # allowed in the second cycle
+
+
+def _an_empty_row_in_an_action_round(d):
+    after_cycles(d, 3)                                  # three refills may empty the pile
+    give_trading(d, 0, list(d["trading_pile"]))
+    while d["trading_display"]:
+        ps(d, 1)["trading_cards"][d["trading_display"].pop()] += 1
+
+
+def _more_cards_drawn_than_the_refills_can(d):
+    after_cycles(d)
+    give_trading(d, 0, list(d["trading_pile"])[:15])
+
+
+def _a_connection_used_before_any_sale(d):
+    d["connections"][0].update(border="1-2", used=True)
+
+
+def _a_post_back_on_the_cart_before_any_sale(d):
+    ps(d, 1)["supply"] -= 1
+    ps(d, 1)["storage"] += 1
+
+
+def _a_new_start_player_in_the_first_round(d):
+    ps(d, 1)["cameleer"] = "horses"
+    d["start_player"] = 1
+    d["to_move"] = 1
 
 
 UNREACHABLE = [
@@ -324,9 +348,15 @@ UNREACHABLE = [
     (_a_good_lost, r"^removed_goods\.jade: 11 jade goods"),
     (_posts_lost, r"^player_state\[2\]\.supply: seat 2 has 9 trading posts"),
     (_a_trading_card_twice, r"^trading_pile: 11 silk cards held"),
-    (_a_card_drawn_before_the_first_refill, r"^trading_pile: before the first refill the pile holds 22 cards, not 21"),
+    (_more_cards_drawn_than_the_refills_can, r"^trading_pile: .* each of the 1 refills so far draws 8 at most: 7 cannot"),
     (_a_card_held_before_the_first_trading_round, r"^trading_cards: nobody holds a trading card before"),
-    (_a_short_row_while_the_pile_lasts, r"^trading_display: in an action round the row holds 8 cards while the pile lasts, not 7"),
+    (_a_short_row_while_the_pile_lasts, r"^trading_display: in an action round the row holds 8 cards while the pile "
+                                        r"lasts, and one at least after, not 7"),
+    (_an_empty_row_in_an_action_round, r"^trading_display: .* and one at least after, not 0"),
+    (_a_connection_used_before_any_sale, r"^connections: no trade connection is used before the first trading round"),
+    (_a_post_back_on_the_cart_before_any_sale, r"^player_state\[1\]\.storage: posts come back to the cart only by "
+                                               r"selling: seat 1's holds 7 at most before the first trading round, not 8"),
+    (_a_new_start_player_in_the_first_round, r"^start_player: seat 0 starts the first round"),
 ]
 
 
@@ -342,6 +372,35 @@ def test_a_seller_without_a_sale_is_refused():
     d = selling(3).to_json()
     d["trade"]["passed"] = [0, 1, 2]
     with pytest.raises(IllegalPositionError, match=r"^to_move: seat \d cannot sell in R\d"):
+        Taschkent.from_json(d)
+
+
+def test_the_pile_is_untouched_before_the_first_refill():
+    """With 2 players the virtual player takes cards from the row in the first cycle, never
+    from the pile."""
+    d = fresh(2)
+    d["virtual_cards"][d["trading_display"].pop()] += 1
+    build(d)
+    give_trading(d, "virtual", ["silk"])
+    with pytest.raises(IllegalPositionError, match=r"^trading_pile: the set-up leaves 22 cards in "
+                       r"the pile and each of the 0 refills so far draws 8 at most: 21 cannot be left"):
+        build(d)
+
+
+def test_a_kept_post_put_two_posts_on_the_cart():
+    """Keeping a post puts two from the hand on the cart, and no post leaves the cart in a
+    trading round."""
+    g = selling(3)
+    d = g.to_json()
+    p, region = g.to_move, d["trade"]["region"] - 1
+    seller = ps(d, p)
+    seller["posts"][region] += 1
+    seller["supply"] += seller["storage"] - 1
+    seller["storage"] = 0
+    seller["kept"][region] = 1
+    with pytest.raises(IllegalPositionError, match=rf"^player_state\[{p}\]\.storage: each post kept "
+                       r"this trading round put two on the cart: seat \d kept 1, so its cart "
+                       r"holds 2 at least, not 0"):
         Taschkent.from_json(d)
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from cext.taschkent import PY_BORDERS
 from engine.games.taschkent import NEIGHBOURS, Taschkent, card_set_points
-from taschkent_support import (add_posts, build, finished, fresh, give_action, give_goods,
-                               give_trading, good_on_hut, hut, hut_to, in_the_second_cycle,
-                               last_turn_of_round, neutral_to, pile_top, play, ps, set_display, set_supply, state,
+from taschkent_support import (add_posts, after_cycles, build, finished, fresh, give_action, give_goods,
+                               give_trading, good_on_hut, hut, hut_to, last_turn_of_round,
+                               neutral_to, pile_top, play, ps, set_display, set_supply, state,
                                texts, to_round, turn_of)
 
 
@@ -234,6 +234,7 @@ def test_a_post_needs_money_and_a_post_in_hand():
     ps(d, 0)["tugrik"] = 2
     g = build(d)
     assert "post-R4" not in texts(g) and "post-R2" in texts(g)
+    after_cycles(d)                   # the cart is full: a sale has brought posts back
     set_supply(d, 0, 0)
     g = build(d)
     assert not any(t.startswith("post-") for t in texts(g))
@@ -451,6 +452,7 @@ def test_a_connection_is_relocated_only_after_it_was_used():
     g = build(d)
     assert not any("-link-red-" in t for t in texts(g))
     assert any("-link-green-" in t for t in texts(g))
+    after_cycles(d)                   # a connection is used by a sale
     d["connections"][0]["used"] = True
     g = build(d)
     t = texts(g)
@@ -849,6 +851,7 @@ def test_keeping_the_post_costs_two_posts_and_it_cannot_sell_again_this_round():
 
 def test_keeping_needs_two_posts_in_hand():
     d = trading_position()
+    after_cycles(d)                       # posts have come back to the cart
     give_goods(d, 0, "iron")
     add_posts(d, 0, 2)
     set_supply(d, 0, 1)
@@ -932,27 +935,22 @@ def test_a_pass_before_a_sale_can_be_followed_by_a_sale_of_the_same_seat_in_one_
 
 
 def test_no_cards_when_the_display_is_empty_and_partial_cards_when_short():
-    """The row is short in an action round only when the pile is empty: P1 holds the rest."""
+    """One card in the row, the pile empty (P1 holds the rest): P0's first sale in R8 could
+    take two cards and takes the one left; its second finds the row empty and is paid in
+    Tugrik only (with 3-4 players the row empties only in a trading round)."""
     d = trading_position()
-    in_the_second_cycle(d)
-    set_display(d, [])
-    give_trading(d, 1, list(d["trading_pile"]))
-    give_goods(d, 0, "iron")
-    add_posts(d, 0, 8)
-    last_turn_of_round(d)
-    g = build(d)
-    play(g, "no-move")
-    assert not any("-cards" in t for t in texts(g))
-    d = trading_position()
-    in_the_second_cycle(d)
+    after_cycles(d, 3)
     set_display(d, ["silk"])
     give_trading(d, 1, list(d["trading_pile"]))
-    give_goods(d, 0, "iron")
-    add_posts(d, 0, 8)
+    give_goods(d, 0, "iron", 2)
+    add_posts(d, 0, 8, 2)
     last_turn_of_round(d)
     g = build(d)
     play(g, "no-move", "sell-iron-R8-cards-R8a")
     assert ps(state(g), 0)["trading_cards"]["silk"] == 1
+    assert state(g)["trading_display"] == [] and g.to_move == 0
+    assert not any("-cards" in t for t in texts(g))
+    assert "sell-iron-R8-tugrik-R8b" in texts(g)
 
 
 def test_trade_connection_sells_the_matching_colour_into_the_neighbour_and_is_turned():
@@ -978,6 +976,7 @@ def test_trade_connection_sells_the_matching_colour_into_the_neighbour_and_is_tu
 
 def test_a_used_connection_still_works():
     d = trading_position()
+    after_cycles(d)                   # a connection is used by a sale
     d["connections"][0]["border"] = "1-2"
     d["connections"][0]["used"] = True
     give_goods(d, 0, "iron")
@@ -1043,7 +1042,7 @@ def test_the_game_ends_after_the_30th_trading_round(finished_before, over):
 
 def test_last_trading_card_ends_the_game_after_the_trading_round():
     d = trading_position()
-    in_the_second_cycle(d)
+    after_cycles(d, 3)
     set_display(d, ["silk"])
     give_trading(d, 1, list(d["trading_pile"]))     # every other card already taken
     give_goods(d, 0, "iron")
@@ -1051,7 +1050,7 @@ def test_last_trading_card_ends_the_game_after_the_trading_round():
     last_turn_of_round(d)
     g = build(d)
     play(g, "no-move", "sell-iron-R8-cards-R8a")
-    assert g.is_terminal() and state(g)["last_card_taken"] and g.trading_rounds == 2
+    assert g.is_terminal() and state(g)["last_card_taken"] and g.trading_rounds == 4
     assert not state(g)["end_triggered"]
 
 
@@ -1061,7 +1060,7 @@ def test_the_virtual_players_last_card_ends_the_game_after_the_next_trading_roun
     and the narration says so, after the sale that took it (found by a rules audit: it said
     "this trading round", before the sale)."""
     d = fresh(2, 0)
-    in_the_second_cycle(d)
+    after_cycles(d, 3)
     pile, row = list(d["trading_pile"]), list(d["trading_display"])
     give_trading(d, 0, pile[:11])
     give_trading(d, 1, pile[11:])                   # the face-down pile is empty
@@ -1084,7 +1083,7 @@ def test_the_virtual_players_last_card_ends_the_game_after_the_next_trading_roun
 
 def test_a_players_last_card_is_told_as_ending_the_game_after_this_trading_round():
     d = trading_position()
-    in_the_second_cycle(d)
+    after_cycles(d, 3)
     set_display(d, ["silk"])
     give_trading(d, 1, list(d["trading_pile"]))
     give_goods(d, 0, "iron")
@@ -1214,7 +1213,7 @@ def test_the_virtual_player_taking_the_last_action_card_triggers_the_end():
 
 def test_two_player_end_the_richer_draws_two_cards_and_nobody_is_out():
     d = fresh(2)
-    in_the_second_cycle(d)
+    after_cycles(d)
     ps(d, 0)["tugrik"], ps(d, 1)["tugrik"] = 10, 1
     give_trading(d, 1, ["silk", "china", "spices"])
     give_goods(d, 1, "iron", 10)             # one iron left on the camel
@@ -1349,7 +1348,7 @@ def test_the_final_count_of_the_render_ranks_as_the_game_does():
 
 def test_the_game_over_line_tells_the_count_who_is_out_and_who_wins():
     d = fresh(3)
-    in_the_second_cycle(d)
+    after_cycles(d)
     for p, t in enumerate([6, 2, 5]):
         ps(d, p)["tugrik"] = t
     give_action(d, 2, "35")

@@ -447,6 +447,7 @@ class Taschkent(CheckedGame, TaschkentCore):
         _check_posts(f, n, phase)
         _check_huts(f, n)
         _check_action_cards(f, n)
+        _check_first_cycle(f, n, phase)
         _check_trading_cards(f, n, phase)
         check(bool(f["end_triggered"]) == end_is_triggered(f), "end_triggered",
               "the end is triggered exactly when a camel's kind of good or the action pile is gone")
@@ -869,6 +870,11 @@ def _check_posts(f: Dict[str, Any], n: int, phase: int) -> None:
         if phase == core.PH_SELL:
             check(all(r <= f["tr_region"] for r in kept), f"player_state[{p}].kept",
                   f"a post kept in a region after R{f['tr_region'] + 1}, not evaluated yet")
+            # keeping a post puts two from the hand on the cart, and nothing leaves the cart
+            # in a trading round
+            check(f["storage"][p] >= 2 * len(kept), f"player_state[{p}].storage",
+                  f"each post kept this trading round put two on the cart: seat {p} kept "
+                  f"{len(kept)}, so its cart holds {2 * len(kept)} at least, not {f['storage'][p]}")
         else:
             check(not kept, f"player_state[{p}].kept", "posts are kept only during a trading round")
 
@@ -927,19 +933,37 @@ def _check_trading_cards(f: Dict[str, Any], n: int, phase: int) -> None:
                  + f["disp"][:f["n_disp"]].count(t) + f["tc_pile"][:f["n_tc_pile"]].count(t))
         check(total == core.TC_PER_TYPE, "trading_pile",
               f"{total} {name} cards held, in the row and in the pile, not {core.TC_PER_TYPE}")
-    size = f["display_size"]
-    if f["cycle"] == 0 and phase != core.PH_OVER:
-        check(f["n_tc_pile"] == core.N_TC - size, "trading_pile",
-              f"before the first refill the pile holds {core.N_TC - size} cards, "
-              f"not {f['n_tc_pile']}")
-        if phase in TURN_PHASES:
-            check(all(not any(f["tc"][p]) for p in range(n)), "trading_cards",
-                  "nobody holds a trading card before the first trading round")
+    size, pile, refills = f["display_size"], f["n_tc_pile"], f["cycle"]
+    most, least = core.N_TC - size, max(0, core.N_TC - size * (refills + 1))
+    check(least <= pile <= most, "trading_pile",
+          f"the set-up leaves {most} cards in the pile and each of the {refills} refills so far "
+          f"draws {size} at most: {pile} cannot be left")
     if n >= 3 and phase in TURN_PHASES:
-        # only a sale takes cards from the row, and the refill follows the trading round
-        check(f["n_disp"] == size or f["n_tc_pile"] == 0, "trading_display",
-              f"in an action round the row holds {size} cards while the pile lasts, "
-              f"not {f['n_disp']}")
+        # only a sale takes cards from the row, the refill follows the trading round, and a
+        # trading round that leaves no card ends the game
+        check(f["n_disp"] == size or (pile == 0 and f["n_disp"] > 0), "trading_display",
+              f"in an action round the row holds {size} cards while the pile lasts, and one at "
+              f"least after, not {f['n_disp']}")
+
+
+def _check_first_cycle(f: Dict[str, Any], n: int, phase: int) -> None:
+    """Before the first trading round nothing has been sold: no seat holds a trading card,
+    no trade connection is used, no post has come back to a cart; and the start player
+    changes only at the end of a round (rules 6 and 8)."""
+    if f["cycle"] or phase not in TURN_PHASES:
+        return
+    check(all(not any(f["tc"][p]) for p in range(n)), "trading_cards",
+          "nobody holds a trading card before the first trading round")
+    check(not any(f["stick_used"]), "connections",
+          "no trade connection is used before the first trading round")
+    start_cart = core.POSTS_PER_PLAYER - core.POSTS_START
+    for p in range(n):
+        check(f["storage"][p] <= start_cart, f"player_state[{p}].storage",
+              f"posts come back to the cart only by selling: seat {p}'s holds {start_cart} at "
+              f"most before the first trading round, not {f['storage'][p]}")
+    if f["round"] == 1:
+        check(f["start_player"] == 0, "start_player",
+              "seat 0 starts the first round: the marker's taker starts from the next one")
 
 
 # ================================================================ text
