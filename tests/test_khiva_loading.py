@@ -7,6 +7,7 @@ input refused) is checked by the conformance suite (tests/test_conformance.py). 
 own fields, messages and knowledge."""
 import copy
 import json
+import random
 
 import pytest
 
@@ -176,3 +177,66 @@ def test_the_finding_with_each_card_played_once_stays_valid_through_its_turn():
     while g.phase != "choose" and not g.is_terminal():
         g.apply(g.legal_moves()[0])
         g.check_invariants()
+
+
+# ---------------------------------------------------------------- facts without a history
+def first_position(players, wanted, games=300):
+    """The first position of seeded random games (as to_json gives it) for which `wanted`
+    holds."""
+    rng = random.Random(players)
+    for _ in range(games):
+        g = Khiva(players, rng.randrange(1 << 30))
+        while not g.is_terminal():
+            d = g.to_json()
+            if wanted(d):
+                return d
+            g.apply(rng.choice(g.legal_moves()))
+    pytest.fail("no such position in the games played")
+
+
+def free_spaces(d):
+    taken = {c["at"] for c in d["camels"]}
+    return [f"P{p}.{s}" for p in range(d["players"]) for s in range(1, 5)
+            if f"P{p}.{s}" not in taken]
+
+
+def test_a_camel_without_a_teapot_rests_in_khiva():
+    """A camel hands its teapot over at an outpost and goes back to Khiva, where it takes
+    none once the pile is empty (an audit's finding, 2026-12-07)."""
+    d = first_position(2, lambda d: any(c["teapot"] == 0 for c in d["camels"]))
+    Khiva.from_json(d)
+    empty = next(c for c in d["camels"] if c["teapot"] == 0)
+    assert empty["at"] == "khiva"
+    empty["at"] = free_spaces(d)[0]
+    refused(Khiva.from_json, d, "camels[", "a camel without a teapot delivered it at an "
+            "outpost and rests in Khiva")
+
+
+def test_a_shop_4_decision_is_on_the_granted_seats_own_path():
+    """Moving back along another seat's path a camel stops on a shop 3 at most: the shop 4
+    that asks for salt or a carpet is the granted seat's (an audit's finding, 2026-12-07)."""
+    def other_shop_4_free(d):
+        return d["phase"] == "shop4" and any(
+            f"P{q}.4" in free_spaces(d) for q in range(d["players"]) if q != d["pending"]["player"])
+
+    d = first_position(3, other_shop_4_free)
+    Khiva.from_json(d)
+    p = d["pending"]["player"]
+    camel = next(c for c in d["camels"] if c["at"] == f"P{p}.4")
+    q = next(q for q in range(3) if q != p and f"P{q}.4" in free_spaces(d))
+    camel["at"] = f"P{q}.4"
+    refused(Khiva.from_json, d, "phase", f"stands on P{q}.4: a camel granted to seat {p} stops "
+            f"on a shop 4 only on that seat's path, P{p}.4")
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_nothing_has_moved_before_the_first_cards_are_revealed(players):
+    d = Khiva(players, 5).to_json()
+    moved = copy.deepcopy(d)
+    moved["camels"][1]["at"] = "P1.2"
+    refused(Khiva.from_json, moved, "camels", "every camel rests in Khiva until the first cards")
+    rich = copy.deepcopy(d)
+    rich["player_state"][0]["gems"] = 5
+    rich.pop("gem_supply", None)
+    refused(Khiva.from_json, rich, "player_state[0]", "no seat holds gems, teapots, carpets or "
+            "salt before the first cards are revealed")

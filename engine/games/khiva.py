@@ -293,6 +293,7 @@ class Khiva(CheckedGame, KhivaCore):
         _check_camels(f, n)
         _check_actor(f, n, phase)              # after the camels: a boost reads their route
         _check_tokens(f, n, phase)
+        _check_opening(f, n, phase)
         _check_knowledge(f, n)
 
     # ------------------------------------------------------------ text
@@ -661,6 +662,11 @@ def _check_actor(f: Dict[str, Any], n: int, phase: int) -> None:
         check(f["act_stage"] == core.ST_NEXT and pos != core.KHIVA
               and (pos - 1) % core.PATH_LEN + 1 == 4, "phase",
               f"the {COLOUR_NAMES[camel]} camel is not at a shop 4")
+        # a camel goes back along another seat's path from a shop 3 at most (it never rests
+        # on an outpost), so the shop 4 it stops on is the granted seat's own
+        check((pos - 1) // core.PATH_LEN == p, "phase",
+              f"the {COLOUR_NAMES[camel]} camel stands on {pos_text(pos)}: a camel granted to "
+              f"seat {p} stops on a shop 4 only on that seat's path, P{p}.4")
         check(f["n_salt"] > 0 and f["gems"][p] >= core.SALT_PRICE, "phase",
               f"seat {p} cannot buy salt: shop 4 offers no choice")
         check(f["n_carpets"] > 0, "phase",
@@ -677,7 +683,23 @@ def _check_camels(f: Dict[str, Any], n: int) -> None:
         check(0 <= f["camel_teapot"][c] <= 7 and (f["camel_teapot"][c] >= 2 or
                                                   (f["camel_teapot"][c] == 0 and f["n_teapots"] == 0)),
               f"camels[{c}].teapot", "a camel carries a teapot worth 2 to 7 while the pile lasts")
+        # a camel loses its teapot only at an outpost, and goes back to Khiva at once
+        check(f["camel_teapot"][c] or pos == core.KHIVA, f"camels[{c}].at",
+              "a camel without a teapot delivered it at an outpost and rests in Khiva")
     check(len(on_paths) == len(set(on_paths)), "camels", "two camels on one space")
+
+
+def _check_opening(f: Dict[str, Any], n: int, phase: int) -> None:
+    """Before the first cards are revealed nothing has moved: every camel rests in Khiva and
+    no seat holds a gem, teapot, carpet or salt bag (the piles then hold the rest)."""
+    if f["turn"] or phase != core.PH_CHOOSE:
+        return
+    check(all(pos == core.KHIVA for pos in f["camel_pos"]), "camels",
+          "every camel rests in Khiva until the first cards are revealed")
+    for p in range(n):
+        held = (f["gems"][p], f["teapot_count"][p], f["carpets_held"][p], f["salt_points"][p])
+        check(not any(held), f"player_state[{p}]",
+              "no seat holds gems, teapots, carpets or salt before the first cards are revealed")
 
 
 def _check_tokens(f: Dict[str, Any], n: int, phase: int) -> None:
