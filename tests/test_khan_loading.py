@@ -22,7 +22,7 @@ from engine.registry import from_json as registry_from_json
 from engine.registry import from_view as registry_from_view
 from engine.validation import IllegalPositionError, ViewError
 from game_support import REGRESSIONS, regression_case
-from khan_support import play, position
+from khan_support import play, position, without_derived
 
 KHANS = ["impala", "sable", "llama", "bison"]
 RAIDS = ("raid20", "raid50", "raid100")
@@ -388,3 +388,61 @@ def test_the_move_generator_never_writes_more_than_its_bound():
     for n, actor in ((7, 0), (5, 5), (5, -1), (3, 4)):
         st._set_fields(dict(f, n=n, actor=actor))
         assert st.legal_moves() == []
+
+
+# ---------------------------------------------------------------- what set the bounds
+DECK_NAMES = ("boldhome", "colymar", "duckpoint", "dragonseye", "dwarfmine", "earthshaker",
+              "furthest", "grazelands", "shadowsdance", "sundome")
+
+
+def sable_duel(taken, box, face_down, bison_herd, turn):
+    """Sable (P0) against the Bison (P1 to move), seed 3: `taken` pairs (deck number, card)
+    leave the decks for Sable's face-down cards (`face_down`), the box (`box`) and P1's herd
+    (`bison_herd`); the turn counter fits the cards drawn (an audit's positions, 2026-12-07)."""
+    d = without_derived(KhanOfKhans(2, 3, khans=["sable", "bison"]).to_json())
+    decks = {e["name"]: e for e in d["decks"]}
+    for deck, card in taken:
+        decks[DECK_NAMES[deck]]["cards"].remove(card)
+    d["box"].update(box)
+    d["sable_face_down"] = face_down
+    d["player_state"][1]["herd"] = bison_herd
+    d["turn"], d["to_move"] = turn, 1
+    return d
+
+
+def test_a_bound_needs_the_card_its_stampede_showed():
+    """A Stampede! shows the highest card it discards: a card bounded at 50 needs a Raid! 50
+    face up in the box."""
+    d = sable_duel([(0, "raid50"), (1, "stampede"), (2, "raid20"), (3, "raid100"), (4, "raid50")],
+                   {"stampede": 1, "raid20": 1},
+                   [{"deck": "boldhome", "at": "herd", "max": 50, "value": 50}],
+                   {"100": 1, "50": 1, "20": 0}, 5)
+    with pytest.raises(IllegalPositionError, match=r"^sable_face_down: a card bounded at 50 needs "
+                       r"the Raid! 50 the Stampede! showed, face up in the box"):
+        KhanOfKhans.from_json(d)
+
+
+def test_each_bound_value_needs_its_own_stampede():
+    d = sable_duel([(0, "raid20"), (1, "raid50"), (2, "stampede"), (3, "magic"), (4, "raid20"),
+                    (5, "raid50"), (6, "raid100"), (7, "raid100"), (8, "raid100"), (9, "raid100"),
+                    (0, "raid50")],
+                   {"stampede": 1, "magic": 1, "raid20": 1, "raid50": 1},
+                   [{"deck": "boldhome", "at": "herd", "max": 20, "value": 20},
+                    {"deck": "colymar", "at": "herd", "max": 50, "value": 50}],
+                   {"100": 4, "50": 1, "20": 0}, 11)
+    with pytest.raises(IllegalPositionError, match=r"^sable_face_down: bounds of 2 values, but a "
+                       r"Stampede! shows one and 1 was drawn"):
+        KhanOfKhans.from_json(d)
+
+
+def test_a_face_down_card_in_the_box_needs_enemy_magic_or_infighting():
+    d = sable_duel([(0, "raid100"), (1, "stampede"), (2, "raid50")], {"stampede": 1},
+                   [{"deck": "boldhome", "at": "box", "max": 100, "value": 100}],
+                   {"100": 0, "50": 1, "20": 0}, 3)
+    with pytest.raises(IllegalPositionError, match=r"^box_face_down: face-down cards reach the box "
+                       r"only by Enemy Magic or infighting"):
+        KhanOfKhans.from_json(d)
+    d = sable_duel([(0, "raid100"), (1, "magic"), (2, "raid50")], {"magic": 1},
+                   [{"deck": "boldhome", "at": "box", "max": 100, "value": 100}],
+                   {"100": 0, "50": 1, "20": 0}, 3)
+    KhanOfKhans.from_json(d)                      # the same card lost to Enemy Magic

@@ -735,6 +735,27 @@ def _check_face_down(f: Dict[str, Any], n: int) -> None:
             f"or from tops the Impala People revealed (at most {known_tops})")
     if any(hidden[core.LOC_BOX][t] > f["box"][t] for t in range(3)):
         bad("box_face_down", "more face-down cards in the box than Raid! cards")
+    _check_bounds_shown(f, slots, hidden)
+
+
+def _check_bounds_shown(f: Dict[str, Any], slots: List[Dict[str, int]],
+                        hidden: List[List[int]]) -> None:
+    """What set the bounds is in the box: each Stampede! shows one value and discards that card
+    face up (so there are no more bound values than Stampede!s, and each has its card), and
+    only Enemy Magic or infighting (two Tribal Champions) discards face-down cards
+    (docs/rules/khan_of_khans.md, 4 and 6)."""
+    box = f["box"]
+    bounds = sorted({sl["cap"] for sl in slots if sl["cap"] < 2})
+    if len(bounds) > box[core.T_STAMP]:
+        bad("sable_face_down", f"bounds of {len(bounds)} values, but a Stampede! shows one and "
+            f"{box[core.T_STAMP]} {'was' if box[core.T_STAMP] == 1 else 'were'} drawn")
+    for cap in bounds:
+        if box[cap] - hidden[core.LOC_BOX][cap] < 1:
+            bad("sable_face_down", f"a card bounded at {PY_RAID_VALUE[cap]} needs the Raid! "
+                f"{PY_RAID_VALUE[cap]} the Stampede! showed, face up in the box")
+    if sum(hidden[core.LOC_BOX]) and not (box[core.T_MAGIC] or box[core.T_CHAMP] >= 2):
+        bad("box_face_down", "face-down cards reach the box only by Enemy Magic or infighting "
+            "(two Tribal Champions), and neither is in the box")
 
 
 def _check_holdings(f: Dict[str, Any], n: int) -> None:
