@@ -1469,6 +1469,12 @@ def check_perfect_carpets(f: Dict[str, Any], woven: int) -> None:
     uses = token_uses(f, core.TOK_REMOVE)
     if removals > uses:
         refuse("removed", f"{removals} things removed, but the Remove token was used at most {uses} times")
+    # a token is marked used by the move that does its work, and nothing undoes that work
+    if f["token_used"][core.TOK_PERFECT] and not taken:
+        refuse(f"tokens[{core.TOK_PERFECT}]", "the perfect-carpet token is used, but no "
+               "perfect carpet has left the supply")
+    if f["token_used"][core.TOK_REMOVE] and not removals:
+        refuse(f"tokens[{core.TOK_REMOVE}]", "the Remove token is used, but nothing was removed")
 
 
 def check_scraps(f: Dict[str, Any]) -> None:
@@ -1700,10 +1706,27 @@ def check_tokens(f: Dict[str, Any]) -> None:
         refuse("tokens", f"{held} tokens taken today, but the Artisan was called at most {calls} times")
 
 
+def has_not_seen_the_board(f: Dict[str, Any], o: int) -> bool:
+    """Seat o has certainly never looked at the scraps on the board: it is the first day and
+    o's Scrap Bag card is in its hand, or shown this turn by a seat that has not won the bag
+    (the winner looks at the board before it picks)."""
+    if f["day"] or f["phase"] == core.PH_OVER:
+        return False
+    if f["hand"][o] >> core.C_SCRAP & 1:
+        return True
+    shown_now = f["phase"] != core.PH_CARD and f["choice"][o] == core.C_SCRAP
+    looked = f["phase"] in (core.PH_SCRAPPICK, core.PH_ARTBID, core.PH_TOKENPICK, core.PH_PLACE,
+                            core.PH_WINDOW, core.PH_SCRAPAT) and \
+        side_winner(f, core.C_SCRAP, f["win_value"]) == o
+    return shown_now and not looked
+
+
 def check_knowledge(f: Dict[str, Any]) -> None:
     """What each seat believes about a scrap it cannot see includes where the scrap is, and
-    names only hidden places, so every determinization can put the scraps back."""
+    names only hidden places, so every determinization can put the scraps back; a seat that
+    never looked at the board cannot rule the board out."""
     n = f["n"]
+    blind = [has_not_seen_the_board(f, o) for o in range(n)]
     for t, loc in enumerate(f["scrap_loc"]):
         if loc == core.LOC_BOARD:
             place, holder = core.WHERE_BOARD, -1
@@ -1716,3 +1739,6 @@ def check_knowledge(f: Dict[str, Any]) -> None:
             if o != holder and (not w >> place & 1 or w & ~hidden_places(n, o)):
                 refuse("scrap_whereabouts", f"seat {o} believes scrap {SCRAP_LETTERS[t]} cannot "
                        "be where it is")
+            if o != holder and blind[o] and not w >> core.WHERE_BOARD & 1:
+                refuse("scrap_whereabouts", f"seat {o} has not searched the bag, so it cannot "
+                       f"know that scrap {SCRAP_LETTERS[t]} is off the board")
