@@ -446,3 +446,19 @@ def test_a_face_down_card_in_the_box_needs_enemy_magic_or_infighting():
                    [{"deck": "boldhome", "at": "box", "max": 100, "value": 100}],
                    {"100": 0, "50": 1, "20": 0}, 3)
     KhanOfKhans.from_json(d)                      # the same card lost to Enemy Magic
+
+
+def test_tribal_champions_come_to_the_box_in_pairs_without_magic_or_corrals():
+    """Seat 0's first draw was a Tribal Champion: it stays in the herd's display, never alone
+    in the box while no Enemy Magic is there and nobody corralled (an audit's position,
+    2026-12-07)."""
+    d = without_derived(KhanOfKhans(2, 3, khans=["bison", "morokanth"]).to_json())
+    d["decks"][0]["cards"].remove("champion")
+    d["turn"], d["to_move"] = 1, 1
+    held = copy.deepcopy(d)
+    held["player_state"][0]["champion"] = True
+    KhanOfKhans.from_json(held)
+    d["box"]["champion"] = 1
+    with pytest.raises(IllegalPositionError, match=r"^box: 1 Tribal Champions in the box: with no "
+                       r"Enemy Magic there and no corral used, only infighting discards them"):
+        KhanOfKhans.from_json(d)

@@ -804,6 +804,7 @@ def _check_conservation(f: Dict[str, Any], n: int, in_decks: List[int]) -> None:
     if f["box"][core.T_BLESS]:
         bad("box.blessing", "a Waha's Blessing is never discarded: it is kept or given")
     _check_discarded_raids(f["box"])
+    _check_discarded_champions(f["box"], any(f["corrals_used"][:n]))
     in_all_decks = sum(in_decks)
     total = [count_of(in_all_decks, t) + f["box"][t] for t in ALL_TYPES]
     for p in range(n):
@@ -828,6 +829,14 @@ def _check_discarded_raids(box: List[int]) -> None:
     if box[core.T_MAGIC] == 0 and box[core.T_CHAMP] < 2 and raids > stampedes:
         bad("box", f"{raids} Raid! cards in the box, but nothing drawn discards more than "
             f"the {stampedes} Stampede! cards there do (one each)")
+
+
+def _check_discarded_champions(box: List[int], corralled: bool) -> None:
+    """Tribal Champions reach the box two by infighting, one with an Enemy Magic or one by its
+    owner's corral (rules 4): without either of the last two, they come in pairs."""
+    if box[core.T_MAGIC] == 0 and not corralled and box[core.T_CHAMP] % 2:
+        bad("box", f"{box[core.T_CHAMP]} Tribal Champions in the box: with no Enemy Magic there "
+            "and no corral used, only infighting discards them, two at a time")
 
 
 def _check_phase(f: Dict[str, Any], n: int) -> None:
