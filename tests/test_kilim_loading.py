@@ -301,6 +301,18 @@ def test_a_seat_that_never_searched_cannot_rule_out_the_board():
             f"bag, so it cannot know that scrap {scrap} is off the board")
 
 
+def test_the_artisans_winner_holds_a_token_once_it_has_picked():
+    """The Artisan's winner takes a token when one is left (rulebook, 4. Artisan: "They then
+    take one of the 4 Artisan tokens and keep it")."""
+    g = Kilim(2, 15)
+    play(g, "gold-5", "artisan", "gold-1", "token-move")
+    d = g.to_json()
+    assert d["phase"] == "place" and d["tokens"][3]["holder"] == 1
+    d["tokens"][3]["holder"] = -1
+    refused(Kilim.from_json, without_derived(d), "tokens: seat 1 won the Artisan this turn and "
+            "holds no token, but one was left to take")
+
+
 def test_seats_choose_in_order():
     g = played(3, 2, 1)                       # seat 0 has chosen
     d = g.to_json()

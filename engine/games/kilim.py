@@ -1683,14 +1683,17 @@ def check_tokens(f: Dict[str, Any]) -> None:
     for t in range(core.N_TOKENS):
         if f["token_used"][t] and f["token_holder"][t] < 0:
             refuse(f"tokens[{t}]", "a token on the board is unused")
+    caller = -1                     # this turn's Artisan winner, once its token is taken
+    if f["phase"] in (core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT):
+        caller = side_winner(f, core.C_ART, f["win_value"])
+    if caller >= 0 and caller not in f["token_holder"] and -1 in f["token_holder"]:
+        refuse("tokens", f"seat {caller} won the Artisan this turn and holds no token, but one "
+               "was left to take")
     held = core.N_TOKENS - f["token_holder"].count(-1)
     if not held:
         return
     # Only the Artisan's caller takes a token, and a seat calls with its one Artisan card of
     # the day: so a holder has played that card today, and holds one token at most.
-    caller = -1
-    if f["phase"] in (core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT):
-        caller = side_winner(f, core.C_ART, f["win_value"])
     for t, h in enumerate(f["token_holder"]):
         if h >= 0 and f["hand"][h] >> core.C_ART & 1:
             refuse(f"tokens[{t}]", f"seat {h} holds a token but has not played its Artisan card "
