@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 from typing import Dict, List, Optional
 
-from engine.games.khiva import DERIVED, Khiva
+from engine.games.khiva import DERIVED, Khiva, hand_start, per_turn, turns_per_deal
 from game_support import strip_derived
 from game_support import play as play, player as player  # the tests import them from here
 
@@ -19,7 +19,7 @@ def position(players: int = 3, *, hands: Optional[Dict[int, List[str]]] = None,
     5 cards is the first turn of a deal, 4 the second...), the cards played since the deal in
     the public discard and the rest set aside (`aside_down` if given), camels where given (the
     rest in Khiva), gems taken from the supply. The rules must be able to reach it: the loader
-    refuses anything else."""
+    refuses anything else (so a first turn with camels out or gems held is the second deal's)."""
     d = Khiva(players, seed).to_json()
     d = copy.deepcopy(d)
     hands = hands or {}
@@ -29,11 +29,14 @@ def position(players: int = 3, *, hands: Optional[Dict[int, List[str]]] = None,
         ps["chosen_play"], ps["chosen_give"] = [], []
         held.update(ps["hand"])
     size = max(len(h) for h in hands.values()) if hands else len(d["player_state"][0]["hand"])
-    per_turn = 2 if players == 2 else 1
-    d["turn"] = ((8 if players == 2 else 5) - size) // per_turn
+    into_deal = (hand_start(players) - size) // per_turn(players)
+    # nothing moves before the first cards are revealed: a first turn of a deal with camels
+    # out or gems held is the second deal's
+    later = into_deal == 0 and bool(camels or gems or edit)
+    d["turn"] = into_deal + (turns_per_deal(players) if later else 0)
     d.pop("deal")
     rest = [c for c in ALL_CARDS if c not in held and c not in (aside_down or [])]
-    n_discard = players * per_turn * d["turn"]
+    n_discard = players * per_turn(players) * into_deal
     d["discard"], rest = rest[:n_discard], rest[n_discard:]
     if players == 2:
         d["aside_up"], rest = rest[:4], rest[4:]

@@ -195,10 +195,13 @@ def _boldhome_cards_around_colymar(first_is_50: bool):
 
 
 def _stampede_capped_the_oldest_at_50(d):
-    """An edit for position: a Stampede! drawn earlier bounded Sable's oldest card at 50."""
-    sundome = next(e for e in d["decks"] if e["name"] == "sundome")
-    sundome["cards"].remove("stampede")
+    """An edit for position: a Stampede! drawn earlier bounded Sable's oldest card at 50, and
+    the 50 it showed lies face up in the box beside it."""
+    decks = {e["name"]: e for e in d["decks"]}
+    decks["sundome"]["cards"].remove("stampede")
+    decks["grazelands"]["cards"].remove("raid50")
     d["box"]["stampede"] += 1
+    d["box"]["raid50"] += 1
     d["sable_face_down"][0]["max"] = 50
 
 
