@@ -113,6 +113,22 @@ def worlds(g, observer: int, samples: int):
         yield g.determinized(observer, seed).to_json()
 
 
+def first_position(cls, players: int, wanted, games: int = 300) -> dict:
+    """The first position (as to_json gives it) of seeded random games of `cls` for which
+    `wanted` holds."""
+    import pytest
+
+    rng = random.Random(players)
+    for _ in range(games):
+        g = cls(players, rng.randrange(1 << 30))
+        while not g.is_terminal():
+            d = g.to_json()
+            if wanted(d):
+                return d
+            g.apply(rng.choice(g.legal_moves()))
+    pytest.fail("no such position in the games played")
+
+
 def refused(load, data: Any, *fragments: str, error: type = ValueError) -> BaseException:
     """load(data) raises `error` with every fragment in its message; the error."""
     import pytest

@@ -7,14 +7,13 @@ input refused) is checked by the conformance suite (tests/test_conformance.py). 
 own fields, messages and knowledge."""
 import copy
 import json
-import random
 
 import pytest
 
 from cext import khiva as core
 from engine.games.khiva import Khiva
 from engine.validation import IllegalPositionError
-from game_support import edit, refused
+from game_support import edit, first_position, refused
 
 
 def played(players, seed, moves):
@@ -180,20 +179,6 @@ def test_the_finding_with_each_card_played_once_stays_valid_through_its_turn():
 
 
 # ---------------------------------------------------------------- facts without a history
-def first_position(players, wanted, games=300):
-    """The first position of seeded random games (as to_json gives it) for which `wanted`
-    holds."""
-    rng = random.Random(players)
-    for _ in range(games):
-        g = Khiva(players, rng.randrange(1 << 30))
-        while not g.is_terminal():
-            d = g.to_json()
-            if wanted(d):
-                return d
-            g.apply(rng.choice(g.legal_moves()))
-    pytest.fail("no such position in the games played")
-
-
 def free_spaces(d):
     taken = {c["at"] for c in d["camels"]}
     return [f"P{p}.{s}" for p in range(d["players"]) for s in range(1, 5)
@@ -203,7 +188,7 @@ def free_spaces(d):
 def test_a_camel_without_a_teapot_rests_in_khiva():
     """A camel hands its teapot over at an outpost and goes back to Khiva, where it takes
     none once the pile is empty (an audit's finding, 2026-12-07)."""
-    d = first_position(2, lambda d: any(c["teapot"] == 0 for c in d["camels"]))
+    d = first_position(Khiva, 2, lambda d: any(c["teapot"] == 0 for c in d["camels"]))
     Khiva.from_json(d)
     empty = next(c for c in d["camels"] if c["teapot"] == 0)
     assert empty["at"] == "khiva"
@@ -219,7 +204,7 @@ def test_a_shop_4_decision_is_on_the_granted_seats_own_path():
         return d["phase"] == "shop4" and any(
             f"P{q}.4" in free_spaces(d) for q in range(d["players"]) if q != d["pending"]["player"])
 
-    d = first_position(3, other_shop_4_free)
+    d = first_position(Khiva, 3, other_shop_4_free)
     Khiva.from_json(d)
     p = d["pending"]["player"]
     camel = next(c for c in d["camels"] if c["at"] == f"P{p}.4")

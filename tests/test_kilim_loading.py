@@ -17,7 +17,7 @@ from cext import kilim as core
 from engine.games.kilim import Kilim
 from engine.registry import from_json
 from engine.validation import IllegalPositionError
-from game_support import REGRESSIONS, edit, refused
+from game_support import REGRESSIONS, edit, first_position, refused
 from kilim_support import play, third_day, window, without_derived
 
 
@@ -255,29 +255,15 @@ def test_a_seat_showing_its_artisan_this_turn_holds_no_token_before_its_call():
             "Artisan card only this turn, and has not called the Artisan with it yet")
 
 
-def first_position(players, wanted, games=300):
-    """The first position of seeded random games (as to_json gives it) for which `wanted`
-    holds."""
-    rng = random.Random(players)
-    for _ in range(games):
-        g = Kilim(players, rng.randrange(1 << 30))
-        while not g.is_terminal():
-            d = g.to_json()
-            if wanted(d):
-                return d
-            g.apply(rng.choice(g.legal_moves()))
-    pytest.fail("no such position in the games played")
-
-
 @pytest.mark.parametrize("token,message", [
     (0, "tokens[0]: the perfect-carpet token is used, but no perfect carpet has left the supply"),
     (2, "tokens[2]: the Remove token is used, but nothing was removed")])
 def test_a_used_token_did_its_work(token, message):
     """Taking a perfect carpet and removing something are what mark those tokens used (an
     audit's finding, 2026-12-07)."""
-    d = first_position(3, lambda d: d["phase"] == "card" and d["day"] == 0 and
-                       d["tokens"][token]["holder"] >= 0 and not d["tokens"][token]["used"]
-                       and d["perfect_supply"] == 3 and not d["scraps_out"])
+    d = first_position(Kilim, 3, lambda d: d["phase"] == "card" and d["day"] == 0 and
+                       d["tokens"][token]["holder"] >= 0 and not d["tokens"][token]["used"] and
+                       d["perfect_supply"] == 3 and not d["scraps_out"])
     Kilim.from_json(d)
     d["tokens"][token]["used"] = True
     refused(Kilim.from_json, without_derived(d), message)
@@ -291,7 +277,7 @@ def test_a_seat_that_never_searched_cannot_rule_out_the_board():
         seat = d["player_state"][0]
         return d["day"] == 0 and "scrap-bag" in seat["hand"] and any(
             ps["scraps_held"] for ps in d["player_state"][1:])
-    d = first_position(3, blind_while_another_holds)
+    d = first_position(Kilim, 3, blind_while_another_holds)
     Kilim.from_json(d)
     holder = next(p for p in (1, 2) if d["player_state"][p]["scraps_held"])
     scrap = d["player_state"][holder]["scraps_held"][0]
