@@ -350,9 +350,10 @@ UNREACHABLE = [
     (_a_trading_card_twice, r"^trading_pile: 11 silk cards held"),
     (_more_cards_drawn_than_the_refills_can, r"^trading_pile: .* each of the 1 refills so far draws 8 at most: 7 cannot"),
     (_a_card_held_before_the_first_trading_round, r"^trading_cards: nobody holds a trading card before"),
-    (_a_short_row_while_the_pile_lasts, r"^trading_display: in an action round the row holds 8 cards while the pile "
-                                        r"lasts, and one at least after, not 7"),
-    (_an_empty_row_in_an_action_round, r"^trading_display: .* and one at least after, not 0"),
+    (_a_short_row_while_the_pile_lasts, r"^trading_display: in action round 1 the row holds 8 cards at least while "
+                                        r"the pile lasts, not 7"),
+    (_an_empty_row_in_an_action_round, r"^trading_display: the row is empty in an action round, but the trading "
+                                       r"round that took its last card ended the game"),
     (_a_connection_used_before_any_sale, r"^connections: no trade connection is used before the first trading round"),
     (_a_post_back_on_the_cart_before_any_sale, r"^player_state\[1\]\.storage: posts come back to the cart only by "
                                                r"selling: seat 1's holds 7 at most before the first trading round, not 8"),
@@ -379,12 +380,29 @@ def test_the_pile_is_untouched_before_the_first_refill():
     """With 2 players the virtual player takes cards from the row in the first cycle, never
     from the pile."""
     d = fresh(2)
+    to_round(d, 2)                                  # the virtual player has had a round
     d["virtual_cards"][d["trading_display"].pop()] += 1
     build(d)
     give_trading(d, "virtual", ["silk"])
     with pytest.raises(IllegalPositionError, match=r"^trading_pile: the set-up leaves 22 cards in "
                        r"the pile and each of the 0 refills so far draws 8 at most: 21 cannot be left"):
         build(d)
+
+
+@pytest.mark.parametrize("taken,accepted", [(2, True), (3, False)])
+def test_the_virtual_player_takes_one_card_a_round_from_the_row(taken, accepted):
+    """With 2 players the row shrinks in the action rounds by the virtual player's card at the
+    end of each round: in round 3, two at most while the pile lasts."""
+    d = fresh(2)
+    to_round(d, 3)
+    for _ in range(taken):
+        d["virtual_cards"][d["trading_display"].pop(0)] += 1
+    if accepted:
+        build(d)
+    else:
+        with pytest.raises(IllegalPositionError, match=r"^trading_display: in action round 3 the "
+                           r"row holds 6 cards at least while the pile lasts, not 5"):
+            build(d)
 
 
 def test_a_kept_post_put_two_posts_on_the_cart():

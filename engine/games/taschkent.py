@@ -938,12 +938,16 @@ def _check_trading_cards(f: Dict[str, Any], n: int, phase: int) -> None:
     check(least <= pile <= most, "trading_pile",
           f"the set-up leaves {most} cards in the pile and each of the {refills} refills so far "
           f"draws {size} at most: {pile} cannot be left")
-    if n >= 3 and phase in TURN_PHASES:
-        # only a sale takes cards from the row, the refill follows the trading round, and a
-        # trading round that leaves no card ends the game
-        check(f["n_disp"] == size or (pile == 0 and f["n_disp"] > 0), "trading_display",
-              f"in an action round the row holds {size} cards while the pile lasts, and one at "
-              f"least after, not {f['n_disp']}")
+    if phase not in TURN_PHASES:
+        return
+    # the refill follows the trading round, and in an action round only the virtual player
+    # (2 players) takes a card from the row: one at the end of each round
+    least_row = size - (f["round"] - 1 if n == 2 else 0)
+    check(pile == 0 or f["n_disp"] >= least_row, "trading_display",
+          f"in action round {f['round']} the row holds {least_row} cards at least while the pile "
+          f"lasts, not {f['n_disp']}")
+    check(n == 2 or f["n_disp"] > 0, "trading_display", "the row is empty in an action round, "
+          "but the trading round that took its last card ended the game")
 
 
 def _check_first_cycle(f: Dict[str, Any], n: int, phase: int) -> None:
