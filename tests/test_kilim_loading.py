@@ -299,6 +299,18 @@ def test_the_artisans_winner_holds_a_token_once_it_has_picked():
             "holds no token, but one was left to take")
 
 
+def test_nothing_is_lost_before_the_first_days_last_auction():
+    """A domino nobody won is carried to the next auction; only the day's last auction loses
+    dominoes (interpretation 2). A carried one counted lost early on the first day is refused
+    (an audit's finding, 2026-12-07)."""
+    d = first_position(Kilim, 2, lambda d: d["day"] == 0 and d["phase"] == "card" and
+                       d["pending"])
+    Kilim.from_json(d)
+    d["lost"], d["pending"] = len(d["pending"]), []
+    refused(Kilim.from_json, without_derived(d), f"lost: {d['lost']}, but dominoes are lost "
+            "only at a day's last auction, and the first day's is still to come")
+
+
 def test_seats_choose_in_order():
     g = played(3, 2, 1)                       # seat 0 has chosen
     d = g.to_json()

@@ -1402,6 +1402,7 @@ def check_dominoes(f: Dict[str, Any], woven: List[int]) -> None:
             refuse(f"piles[{g}]", f"a pile of {size} dominoes: {seen} revealed and {len(pile)} face down")
         if g > day and seen:
             refuse("revealed", f"a domino of day {g + 1} revealed on day {day + 1}")
+    seen_today = revealed_of_group(f, day) if day < core.N_GROUPS else 0
     torn_revealed = popcount(f["revealed"] >> core.ID_TORN)
     if torn_revealed != sum(f["torn_seen"]):
         refuse("torn_seen", f"{torn_revealed} torn carpets are revealed, not {sum(f['torn_seen'])}")
@@ -1425,6 +1426,11 @@ def check_dominoes(f: Dict[str, Any], woven: List[int]) -> None:
     if left != f["lost"] + f["removed_reg"]:
         refuse("lost", f"{left} revealed dominoes are neither in play nor woven: lost "
                f"{f['lost']} + removed {f['removed_reg']} must make it")
+    # dominoes are lost only when a day's last auction has no winner (interpretation 2)
+    last_auction_done = seen_today == size and phase not in (core.PH_CARD, core.PH_SPY)
+    if day == 0 and not last_auction_done and f["lost"]:
+        refuse("lost", f"{f['lost']}, but dominoes are lost only at a day's last auction, and "
+               "the first day's is still to come")
 
 
 def check_dominoes_in_play(f: Dict[str, Any]) -> Tuple[int, ...]:
