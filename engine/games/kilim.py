@@ -346,6 +346,13 @@ def auction_result(f: Dict[str, Any]) -> Tuple[int, int]:
     return next(p for p in range(n) if offer(f, p) == best), best
 
 
+# How far this turn's auction has gone, by phase (cext/kilim.pyx, resolve): the Scrap Bag winner
+# looks at the board, then picks; the Artisan offers follow, then the winner's token pick.
+TOKEN_TAKEN = (core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT)
+SCRAP_PICKED = (core.PH_ARTBID, core.PH_TOKENPICK) + TOKEN_TAKEN
+BOARD_SEEN = (core.PH_SCRAPPICK,) + SCRAP_PICKED
+
+
 def side_winner(f: Dict[str, Any], card: int, win_value: int) -> int:
     """The Scrap Bag (highest valid offer above the winning one) or Artisan (lowest valid
     offer below it) winner of this turn; -1 for nobody, a tie included."""
@@ -1504,8 +1511,8 @@ def check_scraps(f: Dict[str, Any]) -> None:
     elif in_hand:
         refuse("scrap_in_hand", "a scrap is in hand only while it is placed")
     days_before = min(f["day"], core.N_GROUPS - 1)
-    searcher = -1                   # the bag is searched right after the last Scrap Bag offer
-    if phase in (core.PH_ARTBID, core.PH_TOKENPICK, core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT):
+    searcher = -1
+    if phase in SCRAP_PICKED:
         searcher = side_winner(f, core.C_SCRAP, f["win_value"])
     for p in range(n):
         # One Scrap Bag card a day, and a search only after it is shown: a seat whose card is
@@ -1690,7 +1697,7 @@ def check_tokens(f: Dict[str, Any]) -> None:
         if f["token_used"][t] and f["token_holder"][t] < 0:
             refuse(f"tokens[{t}]", "a token on the board is unused")
     caller = -1                     # this turn's Artisan winner, once its token is taken
-    if f["phase"] in (core.PH_PLACE, core.PH_WINDOW, core.PH_SCRAPAT):
+    if f["phase"] in TOKEN_TAKEN:
         caller = side_winner(f, core.C_ART, f["win_value"])
     if caller >= 0 and caller not in f["token_holder"] and -1 in f["token_holder"]:
         refuse("tokens", f"seat {caller} won the Artisan this turn and holds no token, but one "
@@ -1724,9 +1731,7 @@ def has_not_seen_the_board(f: Dict[str, Any], o: int) -> bool:
     if f["hand"][o] >> core.C_SCRAP & 1:
         return True
     shown_now = f["phase"] != core.PH_CARD and f["choice"][o] == core.C_SCRAP
-    looked = f["phase"] in (core.PH_SCRAPPICK, core.PH_ARTBID, core.PH_TOKENPICK, core.PH_PLACE,
-                            core.PH_WINDOW, core.PH_SCRAPAT) and \
-        side_winner(f, core.C_SCRAP, f["win_value"]) == o
+    looked = f["phase"] in BOARD_SEEN and side_winner(f, core.C_SCRAP, f["win_value"]) == o
     return shown_now and not looked
 
 
