@@ -49,6 +49,15 @@ def test_statistics_add_up():
     assert r.move == r.stats[0].move and r.text == g.move_to_text(r.move)
 
 
+def test_moves_are_ranked_by_visits_not_by_a_mean_of_few_visits():
+    """The choice is the most visited move; a move with fewer visits and a higher mean (here
+    the fifth and the sixth) ranks below."""
+    r = search(Khiva(3, 6), Budget(120), seed=9)
+    visits = [s.visits for s in r.stats]
+    assert visits == sorted(visits, reverse=True)
+    assert any(a.mean_reward < b.mean_reward for a, b in zip(r.stats, r.stats[1:]))
+
+
 def test_keying_modes_grow_different_trees():
     g = Khiva(3, 6)
     so = search(g, Budget(2000), SearchConfig(mode="so"), seed=9)

@@ -71,13 +71,20 @@ def test_the_opponents_node_holds_the_opponents_reward(game, opening_moves, scor
     assert checked >= 2, "the position gave too few root moves to compare"
 
 
+@pytest.mark.parametrize("seat", [0, 1])
 @pytest.mark.parametrize("game", list(GAMES))
-def test_the_root_holds_the_searchers_win_share(game):
+def test_the_root_holds_the_searchers_win_share(game, seat):
     """With no score in the reward, a root move's statistic is the searcher's win share
-    over the iterations that began with it (root_outcomes counts it apart)."""
-    g, tree = searched_duel(game, 3, 0.0)
+    over the iterations that began with it (root_outcomes counts it apart), whichever seat
+    searches."""
+    g = advance(new_game(game, 2, seed=41), 3, seed=3)
+    while g.to_move != seat:
+        g = advance(g, 1, seed=len(g.legal_moves()))
+    tree = Tree(g, seat, 5, mode="full", resample=False, score_weight=0.0)
+    tree.run(ITERATIONS)
     outcomes = tree.root_outcomes()
     for move, visits, mean, _ in tree.root_stats():
         _, wins, count = outcomes[move]
         assert count == visits
         assert visits * mean == pytest.approx(wins, abs=1e-3 * max(visits, 1))
+    assert 0 < sum(w for _, w, _ in outcomes.values()) < ITERATIONS     # wins and losses
