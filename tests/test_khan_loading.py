@@ -22,10 +22,11 @@ from engine.registry import from_json as registry_from_json
 from engine.registry import from_view as registry_from_view
 from engine.validation import IllegalPositionError, ViewError
 from game_support import REGRESSIONS, regression_case
-from khan_support import play, position, without_derived
+from khan_support import play, player, position, without_derived
 
 KHANS = ["impala", "sable", "llama", "bison"]
 RAIDS = ("raid20", "raid50", "raid100")
+TWO = ["bison", "morokanth"]           # two Khans without any effect on a plain raid
 
 
 def reference_game():
@@ -462,3 +463,46 @@ def test_tribal_champions_come_to_the_box_in_pairs_without_magic_or_corrals():
     with pytest.raises(IllegalPositionError, match=r"^box: 1 Tribal Champions in the box: with no "
                        r"Enemy Magic there and no corral used, only infighting discards them"):
         KhanOfKhans.from_json(d)
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): a weakened check let these through with every test passing
+def _position_json(**kw):
+    return copy.deepcopy(position(**kw).to_json())
+
+
+def test_a_loaded_state_refuses_a_sneaked_card_of_a_khan_other_than_the_high_llama_tribe():
+    """*The High Llama Tribe* (Sneaky) is the only Khan that sneaks an extra card into a used
+    corral (rules 7; docs/views/khan.md, what the loader checks)."""
+    def sneaked(d):
+        d["player_state"][0]["sneaked"] = 1
+    ok = position(["llama", "bison"], corrals={0: [50, 20]}, corrals_used={0: 1}, edit=sneaked)
+    assert player(ok, 0)["sneaked"] == 1                   # the High Llama Tribe: loads
+    with pytest.raises(IllegalPositionError, match=r"^player_state\[0\]\.sneaked: only the "
+                                                   r"High Llama Tribe sneaks"):
+        position(["bison", "llama"], corrals={0: [50, 20]}, corrals_used={0: 1}, edit=sneaked)
+
+
+def test_a_loaded_state_refuses_three_known_tops_after_one_impala_use():
+    """*The Impala People*: reveal up to three decks, "Choose one. The other cards are turned
+    back over"; rules 10: each use leaves at most two tops known to all. After one use
+    (one corral, token brown again), three known tops are refused; two load."""
+    d = _position_json(khans=["impala", "bison"], corrals={0: [20]}, corrals_used={0: 1})
+    assert d["impala_token"] == "brown"
+    for i in (0, 1):
+        d["decks"][i]["top"] = d["decks"][i]["cards"][-1]
+    assert KhanOfKhans.from_json(copy.deepcopy(d)).to_json()["decks"][1]["top"] is not None
+    d["decks"][2]["top"] = d["decks"][2]["cards"][-1]
+    with pytest.raises(IllegalPositionError, match=r"^decks: 3 tops are known"):
+        KhanOfKhans.from_json(d)
+
+
+def test_a_loaded_state_refuses_more_turns_than_the_actions_taken():
+    """Rules 10: a turn is one action (a draw, a corral, a sneak, or a kept blessing used), so
+    with no blessing ever given the turn counter is exactly the cards drawn plus the corrals;
+    a counter a full round (n turns) ahead, the same seat to move, is refused."""
+    d = _position_json(khans=TWO, herds={0: [50]})
+    assert sum(ps["received_blessings"] for ps in d["player_state"]) == 0
+    d["turn"] += 2
+    with pytest.raises(IllegalPositionError, match=r"^turn: "):
+        KhanOfKhans.from_json(without_derived(d))

@@ -628,3 +628,77 @@ def test_render_and_narrate_tell_the_story():
     text = g.render()
     assert "Sable Nation" in text and "face down" in text
     assert "?" in g.render(1)                               # Sable's score hidden from P1
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): each pins a rule whose plausible bug the tests above let through
+
+# Stampede!
+def test_stampede_discards_the_only_raid_card_of_the_herd():
+    """*Stampede!*: "You must discard one of your highest value Raid! cards [...] If you do not
+    have any Raid! cards in your Herd the Stampede! card has no effect". A herd of one card
+    loses that card (the suite covered only a herd of four and an empty one)."""
+    g = position(TWO, tops={"furthest": ["stampede"]}, herds={0: [50]})
+    play(g, "raid-furthest")
+    assert herd_of(g, 0) == {100: 0, 50: 0, 20: 0}
+    box = g.to_json()["box"]
+    assert box["stampede"] == 1 and box["raid50"] == 1
+    assert g.scores()[0] == 0
+
+
+# Impala People
+def test_impala_reveals_three_different_decks_never_one_twice():
+    """*The Impala People*: "reveal one card from up to three different Location Decks". A
+    deck already revealed in this use cannot be revealed again (which would let the ability
+    run on without ever reaching its third deck)."""
+    g = position(["impala", "bison"], tops={"boldhome": ["raid20"], "colymar": ["magic"]},
+                 corrals={0: [20]}, corrals_used={0: 1}, edit=token_coloured)
+    play(g, "observant", "reveal-boldhome")
+    moves = texts(g)
+    assert "reveal-boldhome" not in moves
+    assert "reveal-colymar" in moves and "stop" in moves
+    play(g, "reveal-colymar")
+    moves = texts(g)
+    assert "reveal-boldhome" not in moves and "reveal-colymar" not in moves
+    assert len([m for m in moves if m.startswith("reveal-")]) == 8
+
+
+# tie-breaks
+def _final_raid(herd0, herd1, recv0, recv1, kept1=0, corrals0=None):
+    """Two players, Sun Dome's last card a Raid! 20 that P0 draws, ending the game. The ten
+    Waha's Blessings: P1 keeps `kept1`, the rest were received, recv0 by P0, recv1 by P1."""
+    clear = clear_decks({"sundome": 1})
+
+    def edit(d):
+        clear(d)
+        d["player_state"][0]["received_blessings"] = recv0
+        d["player_state"][1]["received_blessings"] = recv1
+    kw = {}
+    if corrals0:
+        kw = {"corrals": {0: corrals0}, "corrals_used": {0: 1}}
+    g = position(TWO, tops={"sundome": ["raid20"]}, herds={0: herd0, 1: herd1},
+                 kept={1: kept1} if kept1 else None, edit=edit, **kw)
+    play(g, "raid-sundome")
+    assert g.is_terminal()
+    return g
+
+
+def test_tie_break_counts_received_blessings_not_only_kept_ones():
+    """*Game End*: "In the event of a tie, the player with the most Waha's Blessing cards is the
+    winner"; rules 3 and 9: kept and received blessings both count. P0 owns 6 (all received),
+    P1 4 (2 kept, 2 received), scores equal: P0 wins, though P1 kept more and holds more
+    Raid! cards."""
+    g = _final_raid(herd0=[100], herd1=[100, 20, 20, 20], recv0=6, recv1=2, kept1=2)
+    assert g.scores() == [100 + 20 + 6 * 20, 160 + 4 * 20]          # 240 each
+    assert g.tiebreaks(0)[:2] == (240, 6) and g.tiebreaks(1)[:2] == (240, 4)
+    assert g.ranking() == [1, 2] and g.rewards() == [1.0, 0.0]
+
+
+def test_tie_break_raid_cards_count_the_corrals_too():
+    """*Game End*: "If this does not break the tie, the player with the highest number of
+    individual Raid! cards wins"; rules 9: corrals and herd. P0 holds 4 (2 corralled, 2 in
+    the herd), P1 3 (all in the herd), scores and blessings equal: P0 wins."""
+    g = _final_raid(herd0=[20], herd1=[100, 20, 20], recv0=5, recv1=5, corrals0=[50, 50])
+    assert g.scores() == [100 + 20 + 20 + 100, 140 + 100]            # 240 each
+    assert g.tiebreaks(0) == (240, 5, 4) and g.tiebreaks(1) == (240, 5, 3)
+    assert g.ranking() == [1, 2] and g.rewards() == [1.0, 0.0]
