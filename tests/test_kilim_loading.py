@@ -18,7 +18,8 @@ from engine.games.kilim import Kilim
 from engine.registry import from_json
 from engine.validation import IllegalPositionError
 from game_support import REGRESSIONS, edit, first_position, refused
-from kilim_support import play, third_day, window, without_derived
+from kilim_support import (deal, play, reveal, start_of_day, texts, third_day, window,
+                           without_derived)
 
 
 
@@ -434,3 +435,62 @@ def test_a_scrap_held_today_needs_the_scrap_bag_card_shown_today():
                        match=rf"^player_state\[{seat}\]\.scraps_held: seat {seat} has 1 scrap, "
                              r"but it searched the bag at most 0 times"):
         Kilim.from_json(d)
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): a weakened check let these through with every test passing
+def test_an_artisan_discard_equal_to_the_winning_offer_needs_no_lower_card():
+    # docs/rules/kilim.md, Positions the rules reach: "an Artisan offer that is not below the
+    # winning offer is a discard, which a seat makes only when it has no Gold card that would
+    # be". Both Artisan seats tied at 3 (nobody called); rewritten as both offering 5 = the
+    # winning offer while holding gold-1..4.
+    g = Kilim(4, 1)
+    play(g, "artisan", "artisan", "gold-5", "gold-1", "gold-3", "gold-3")
+    assert g.phase == "place" and g.to_move == 2
+    d = g.to_json()
+    Kilim.from_json(without_derived(d))
+    for p in (0, 1):
+        ps = d["player_state"][p]
+        ps["artisan_bid"] = 5
+        ps["hand"] = sorted(set(ps["hand"]) - {"gold-5"} | {"gold-3"})
+    refused(Kilim.from_json, without_derived(d), "artisan_bid", "is no offer below 5",
+            error=IllegalPositionError)
+
+
+def test_more_tokens_than_artisan_calls_today_are_refused():
+    # Rulebook, 4. Artisan: the caller "take[s] one of the 4 Artisan tokens"; one call per
+    # auction, so after one auction one token at most is off the board.
+    g = Kilim(4, 1)
+    play(g, "artisan", "artisan", "gold-5", "gold-4", "gold-1", "gold-2", "token-rotate")
+    while g.phase != "card":
+        play(g, texts(g)[0])
+    d = g.to_json()
+    assert [t["holder"] for t in d["tokens"]] == [-1, 0, -1, -1]
+    Kilim.from_json(without_derived(d))
+    d["tokens"][2]["holder"] = 1
+    refused(Kilim.from_json, without_derived(d), "tokens: 2 tokens taken today, but the Artisan "
+            "was called at most 1 times", error=IllegalPositionError)
+
+
+def test_a_domino_of_a_later_day_cannot_be_revealed():
+    # Rulebook, Setup 3: "Set aside piles 2 and 3 for the following days": on day 2 nothing of
+    # pile 3 is revealed.
+    d = deal(3, 0, {}, groups=2)
+    start_of_day(d, 1, 0)
+    Kilim.from_json(without_derived(d))
+    reveal(d, 2, 1)
+    d["lost"] += 1
+    refused(Kilim.from_json, without_derived(d), "revealed: a domino of day 3 revealed on day 2",
+            error=IllegalPositionError)
+
+
+def test_three_perfect_carpets_cannot_be_taken_in_two_days():
+    # Rulebook, 4. Artisan: the tokens are used "until the end of the current day" and go back
+    # "at the start of a new day": the perfect-carpet token takes one carpet a day at most, so
+    # on the morning of day 3 at most two have left the supply.
+    two = {"dominoes": [[0, 0, "h", "PP"], [1, 0, "h", "PP"]]}
+    third_day(3, kilims={0: two})
+    three = {"dominoes": [[0, 0, "h", "PP"], [1, 0, "h", "PP"], [2, 0, "h", "PP"]]}
+    with pytest.raises(IllegalPositionError, match="3 perfect carpets taken, but the token was "
+                       "used at most 2 times"):
+        third_day(3, kilims={0: three})

@@ -798,3 +798,147 @@ def test_render_gives_a_legend_for_its_letters():
         for key in ("A-E the five patterns", "a-e a scrap of that pattern", "X a torn half",
                     "P a half of a perfect carpet", ". a hole", "- and | join the two halves"):
             assert key in " ".join(legend.split()), key
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): each pins a rule whose plausible bug the tests above let through, or caught
+# only by the golden numbers (re-recorded after a deliberate change) or the loader's checks
+
+# scoring
+def test_a_scrap_filling_the_last_hole_completes_the_rectangle():
+    # Rulebook, The Weaving: "The Kilim has a rectangular or square shape: +10"; Carpet Scraps
+    # "Fill a hole in the Kilim"; docs/rules/kilim.md 9: +10 when the bounding box is
+    # completely filled (a scrap on a hole fills it).
+    k = {"dominoes": [[0, 0, "h", "BB"], [1, 1, "h", "CB"]], "scraps": [["D", 1, 0]]}
+    g = third_day(3, kilims={0: k})
+    assert g.kilim_rows(0) == ["BB.", "DCB"] and g.score_lines(0)["rectangle"] == 0
+    k = {"dominoes": [[0, 0, "h", "BB"], [1, 1, "h", "CB"]], "scraps": [["D", 0, 2]]}
+    g = third_day(3, kilims={0: k})
+    assert g.kilim_rows(0) == ["BBD", ".CB"] and g.score_lines(0)["rectangle"] == 0
+    k = {"dominoes": [[0, 0, "h", "BB"], [1, 1, "h", "CB"]], "scraps": [["D", 0, 2]]}
+    # both holes: (0, 2) by the scrap, (1, 0) by a second one
+    k["scraps"].append(["E", 1, 0])
+    g = third_day(3, kilims={0: k})
+    assert g.kilim_rows(0) == ["BBD", "ECB"]
+    assert g.score_lines(0)["rectangle"] == 10
+
+
+def test_groups_of_a_kilim_wider_than_sixteen_columns_score_size_minus_one():
+    # Rulebook: "For each group of adjacent identical Patterns: + (X Patterns in the group - 1)".
+    # One row of 8 doubles (18 columns with the frame's offset: the groups are not found on a
+    # tile but on the map of the whole box): four groups of 4, 3 points each.
+    k = {"dominoes": [[0, 2 * i, "h", h] for i, h in
+                      enumerate(["AA", "AA", "BB", "BB", "CC", "CC", "DD", "DD"])]}
+    g = third_day(3, kilims={0: k})
+    assert g.kilim_rows(0) == ["AAAABBBBCCCCDDDD"]
+    assert g.largest_groups(0) == [4, 4, 4, 4, 0]
+    assert g.score_lines(0) == {"rectangle": 10, "types": 0, "adjacent": 12,
+                                "largest_group": 20, "torn": 0, "total": 42}
+
+
+def test_the_tie_break_counts_cells_a_scrap_filling_a_hole_included():
+    # Rulebook, End of the Game: "In case of a tie, the Weaver who has the largest Kilim wins";
+    # docs/rules/kilim.md 9: the largest Kilim is its number of woven cells. Both Kilims score
+    # 0 with the same two dominoes; P0's scrap D fills a hole (no group, no new type).
+    k0 = {"dominoes": [[0, 0, "h", "AB"], [1, 1, "h", "CD"]], "scraps": [["D", 1, 0]]}
+    k1 = {"dominoes": [[0, 0, "h", "AB"], [1, 1, "h", "CD"]]}
+    g = third_day(2, kilims={0: k0, 1: k1})
+    assert g.kilim_rows(0) == ["AB.", "DCD"] and g.kilim_rows(1) == ["AB.", ".CD"]
+    assert g.scores() == [0, 0]
+    assert g.kilim_size(0) == 5 and g.kilim_size(1) == 4
+    assert g.ranking() == [1, 2]
+
+
+# the market
+def test_an_artisan_offer_equal_to_the_winning_offer_is_a_discard():
+    # Rulebook, 4. Artisan: pay "an amount of Gold lower than that spent by the player who won
+    # the turn's auction"; "If a player cannot offer less Gold ... must discard a Gold card".
+    # Seat 0 holds gold-5, 6, 7 and the Artisan; seat 1 wins with 5: nothing is below 5, so
+    # any card is a discard, gold-5 (equal, not lower) included.
+    g = late_in_day(4, 1, {0: cards(5, 6, 7, artisan=True),
+                           1: cards(5, 6, 7, spy=True, scrap=True, artisan=True),
+                           2: cards(4, 8, 9, spy=True, scrap=True, artisan=True),
+                           3: cards(1, 10, 11, spy=True, scrap=True, artisan=True)}, left=2)
+    play(g, "artisan", "gold-5", "gold-4", "gold-1")
+    assert g.phase == "artisan-bid" and texts(g) == ["gold-5", "gold-6", "gold-7"]
+    play(g, "gold-5")
+    assert g.phase == "place" and g.to_move == 1
+    assert all(t["holder"] == -1 for t in g.to_json()["tokens"])
+    assert player(g, 0)["hand"] == ["gold-6", "gold-7"]
+
+
+def test_a_scrap_bag_winner_with_no_scrap_left_pays_and_takes_nothing():
+    # docs/rules/kilim.md 4: "With no scrap left, it pays and takes nothing" (the rulebook's 5
+    # Scraps are all off the board). Day 3: seats 0-2 each searched on days 1 and 2.
+    def edit(d):
+        d["scraps_on_board"] = []
+        for p, letters in ((0, ["A", "B"]), (1, ["C", "D"]), (2, ["E"])):
+            d["player_state"][p]["scraps_held"] = letters
+    g = third_day(3, edit=edit)
+    play(g, "scrap-bag", "gold-5", "gold-3")
+    assert g.phase == "scrap-bid" and texts(g)[0] == "gold-6"
+    play(g, "gold-6")
+    assert g.phase == "place" and g.to_move == 1
+    assert texts(g)                                       # the game goes on
+    assert player(g, 0)["scraps_held"] == ["A", "B"]
+    assert "gold-6" not in player(g, 0)["hand"] and "scrap-bag" not in player(g, 0)["hand"]
+
+
+# weaving and tokens
+def test_a_vertical_domino_may_touch_the_kilim_with_its_lower_cell_only():
+    # Rulebook, 2nd Step: the domino "must always be placed so as to have 1 Pattern in contact
+    # with at least 1 other Pattern already present" (either of its patterns); docs 5.
+    g = Kilim(4, 1)
+    play(g, "gold-5", "gold-3", "gold-1", "gold-2")
+    play(g, [t for t in texts(g) if t.startswith("place@0,0h")][0])      # one row, 2 columns
+    while g.phase != "card":
+        play(g, texts(g)[0])
+    assert len(g.kilim_rows(0)) == 1
+    play(g, "gold-6", "gold-4", "gold-2", "gold-3")
+    assert g.phase == "place" and g.to_move == 0
+    moves = texts(g)
+    for c in (0, 1):                       # above the Kilim: only its lower cell touches
+        assert any(t.startswith(f"place@-2,{c}v") for t in moves), (c, moves)
+    assert not any(t.startswith("place@-3,") for t in moves)
+    for t in moves:
+        h = g.clone()
+        play(h, t)
+        assert connected(h.kilim_rows(0)), t
+
+
+def test_a_scrap_on_the_lower_half_holds_a_vertical_domino_in_place():
+    # docs/rules/kilim.md 7: "A scrap on a domino holds that domino in place: Artisan tokens
+    # cannot rotate, remove or move a domino with a scrap on it" (on either half).
+    k = {"dominoes": [[0, 0, "v", "AB"], [0, 1, "v", "CD"]], "scraps": [["E", 1, 0]]}
+    for token in ("remove", "move", "rotate"):
+        g = window(kilims={0: k}, tokens={token: 0})
+        assert g.kilim_rows(0) == ["AC", "ED"]
+        moves = texts(g)
+        assert not any(t.startswith(f"{token}@0,0v") for t in moves), (token, moves)
+        assert any(t.startswith(f"{token}@0,1v") for t in moves), (token, moves)
+
+
+def test_every_rotation_leaves_the_domino_touching_the_kilim():
+    # docs/rules/kilim.md 8, Rotate: "keep one half where it is and swing the other half to any
+    # free cell orthogonally next to it. Afterwards the domino must touch another cell of the
+    # Kilim (unless it is alone)."
+    k = {"dominoes": [[0, 0, "h", "AB"], [0, 2, "h", "BB"]]}
+    g = window(kilims={0: k}, tokens={"rotate": 0})
+    rot = sorted(t for t in texts(g) if t.startswith("rotate@"))
+    # AB: A alone next to B, so only B may stay (A swings up or down next to B, which touches
+    # BB), or the halves swap; BB: only its left half touches AB, so only it may stay
+    assert rot == ["rotate@0,0h:keep2-down", "rotate@0,0h:keep2-up", "rotate@0,0h:swap",
+                   "rotate@0,2h:keep1-down", "rotate@0,2h:keep1-up"]
+    for t in rot:
+        h = g.clone()
+        play(h, t)
+        assert connected(h.kilim_rows(0)), (t, h.kilim_rows(0))
+
+
+def test_a_scrap_never_goes_on_a_cell_that_has_one():
+    # docs/rules/kilim.md 7: "A scrap may be put on any cell of the Kilim that has no scrap yet
+    # ... or on a hole".
+    k = {"dominoes": [[0, 0, "h", "AB"]], "scraps": [["C", 0, 0]]}
+    g = window(kilims={0: k}, scraps_held={0: ["D"]})
+    play(g, "weave-scrap-D")
+    assert texts(g) == ["scrap@0,1"]
