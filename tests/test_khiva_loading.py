@@ -14,6 +14,7 @@ from cext import khiva as core
 from engine.games.khiva import Khiva
 from engine.validation import IllegalPositionError
 from game_support import edit, first_position, refused
+from khiva_support import play, position, without_derived
 
 
 def played(players, seed, moves):
@@ -225,3 +226,72 @@ def test_nothing_has_moved_before_the_first_cards_are_revealed(players):
     rich.pop("gem_supply", None)
     refused(Khiva.from_json, rich, "player_state[0]", "no seat holds gems, teapots, carpets or "
             "salt before the first cards are revealed")
+
+
+
+FIVE = {0: ["W4", "B1", "G1", "G3", "P2"], 1: ["B5", "G5", "P3", "K1", "K2"],
+        2: ["W2", "B3", "G4", "P4", "K5"]}
+
+
+def allison_in_boost(edit=None):
+    """Rulebook, How to Play > Example: Adil (seat 0) requests blue with a 5, Allison (seat 1)
+    with a 2; blue on P0.2, green on P1.3; Allison holds 5 gems and is asked her boost."""
+    h = {0: ["B5", "W1", "W2", "W3", "W4"], 1: ["B2", "G1", "P1", "P2", "P3"],
+         2: ["K1", "K2", "K3", "K4", "K5"]}
+    g = position(hands=h, camels={"blue": "P0.2", "green": "P1.3"}, gems={1: 5}, edit=edit)
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2")
+    assert g.phase == "boost" and g.to_move == 1
+    return g
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): a weakened check let these through with every test passing
+def test_two_camels_on_one_path_space_are_refused():
+    """How to Play > 2. Camels Activation: occupied spaces are leaped, so a camel never stops
+    on one; a position with two camels on P0.2 is no position of Khiva."""
+    with pytest.raises(ValueError, match="two camels on one space"):
+        position(hands=FIVE, camels={"pink": "P0.2", "blue": "P0.2"})
+
+
+def test_a_pending_request_that_is_not_the_lowest_is_refused():
+    """How to Play > 2. Camels Activation: "the camel always grants the request with the lowest
+    value". Allison's B2 pending while Adil shows a B1 is no position of Khiva."""
+    d = allison_in_boost().to_json()
+    assert Khiva.from_json(d).to_json() == d
+    d["player_state"][0]["played"] = ["B1"]
+    d["discard"] = ["B1" if c == "B5" else c for c in d["discard"]]
+    d["aside_down"] = ["B5" if c == "B1" else c for c in d["aside_down"]]
+    with pytest.raises(ValueError, match="B2 was not granted"):
+        Khiva.from_json(d)
+
+
+def test_a_choice_after_an_empty_pile_is_refused():
+    """End of the Game & Scoring: an empty pile ends the game once the turn's last camel has
+    moved, so no turn starts with an empty pile (here the carpet pile)."""
+    def edit(d):
+        d["player_state"][2]["carpets_held"] = d["carpet_pile"]
+        d["carpet_pile"] = []
+    with pytest.raises(ValueError, match="a turn after an empty pile"):
+        position(hands=FIVE, edit=edit)
+
+
+def test_a_camel_without_a_teapot_that_has_still_to_move_this_turn_is_refused():
+    """docs/rules/khiva.md, 7 and 11: a camel goes back to Khiva without a teapot only when the
+    pile is empty, which ends the game after that turn, so it has moved this turn. Here blue's
+    boost is pending and seat 2 played the black K5, so black moves after blue: with the pile
+    empty and black resting in Khiva without a teapot, it would leave empty-handed."""
+    h = {0: ["B5", "W1", "W2", "W3", "W4"], 1: ["B2", "G1", "P1", "P2", "P3"],
+         2: ["K1", "K2", "K3", "K4", "K5"]}
+    g = position(hands=h, camels={"blue": "P0.2", "green": "P1.3"}, gems={1: 5})
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K5-give-K2")
+    assert g.phase == "boost" and g.to_move == 1
+    d = g.to_json()
+    black = d["camels"][4]
+    assert black["colour"] == "black" and black["at"] == "khiva" and black["teapot"] >= 2
+    seat2 = d["player_state"][2]
+    for t in d["teapot_pile"] + [black["teapot"]]:        # every teapot delivered to seat 2
+        seat2["teapots"] += 1
+        seat2["teapot_points"] += t
+    d["teapot_pile"], black["teapot"] = [], 0
+    refused(Khiva.from_json, without_derived(d), "camels[4].teapot",
+            "the black camel has not moved this turn", error=IllegalPositionError)

@@ -671,6 +671,19 @@ def _check_actor(f: Dict[str, Any], n: int, phase: int) -> None:
               f"seat {p} cannot buy salt: shop 4 offers no choice")
         check(f["n_carpets"] > 0, "phase",
               "the carpet pile is empty: shop 4 offers no choice")
+    _check_emptied_camels_have_moved(f, n, phase, camel)
+
+
+def _check_emptied_camels_have_moved(f: Dict[str, Any], n: int, phase: int, pending: int) -> None:
+    """A camel without a teapot handed it over at an outpost this turn (an empty pile ends the
+    game after the turn), so it has been activated already: it is not the camel whose boost
+    is pending, nor a later colour someone played a card of (docs/rules/khiva.md, 7)."""
+    played = functools.reduce(int.__or__, f["played"][:n], 0)
+    for c in range(core.N_COLOURS):
+        to_come = c > pending or (c == pending and phase == core.PH_BOOST)
+        check(f["camel_teapot"][c] or not to_come or not played >> (c * 5) & 31,
+              f"camels[{c}].teapot", f"the {COLOUR_NAMES[c]} camel has not moved this turn, "
+              "so it cannot have handed a teapot over yet")
 
 
 def _check_camels(f: Dict[str, Any], n: int) -> None:
