@@ -121,3 +121,44 @@ def test_sampled_future_deals_differ():
             d.apply(d.legal_moves()[0])
         futures.add(tuple(d.to_json()["player_state"][0]["hand"]))
     assert len(futures) > 5
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): each pins a rule whose plausible bug the tests above let through, or caught
+# only by the golden numbers (re-recorded after a deliberate change)
+def test_every_world_reshuffles_the_carpet_pile():
+    """Set Up: the carpets are shuffled face down; their order is hidden from everyone
+    (Interpretation 8, 15: a sampled world reshuffles the carpet pile). Across worlds the
+    carpet pile, and its top carpet (the next one drawn), must vary by themselves, not only
+    together with the teapot pile."""
+    g = advance(Khiva(4, 77), 20)
+    truth = g.to_json()["carpet_pile"]
+    assert len(truth) >= 5
+    piles = [d["carpet_pile"] for d in worlds(g, 1, 40)]
+    assert all(sorted(p) == sorted(truth) for p in piles)
+    assert len({tuple(p) for p in piles}) > 30
+    assert len({p[-1] for p in piles}) > 2
+
+
+def test_future_deals_are_resampled_even_when_every_card_is_placed():
+    """Interpretation 15: a sampled world "reseeds the chance of future deals". Seat 0 is told
+    where every card it cannot see is (so every world holds the same cards); the next redeal
+    must still differ between worlds, or the search would know the true next deal."""
+    g = Khiva(3, 31)
+    while not (g.turn == 3 and g.phase == "choose" and g.to_move == 0):
+        g.apply(g.legal_moves()[0])
+    d = g.to_json()
+    known = {c: [p] for p in (1, 2) for c in d["player_state"][p]["hand"]}
+    known.update({c: ["aside"] for c in d["aside_down"]})
+    d["whereabouts_by_seat"][0] = known
+    g = Khiva.from_json(d)
+    hands = set()
+    for seed in range(20):
+        w = g.determinized(0, seed)
+        assert [w.to_json()["player_state"][p]["hand"] for p in (1, 2)] == \
+            [d["player_state"][p]["hand"] for p in (1, 2)]
+        while w.turn == 3:
+            w.apply(w.legal_moves()[0])
+        assert not w.is_terminal() and w.phase == "choose"
+        hands.add(tuple(w.to_json()["player_state"][0]["hand"]))
+    assert len(hands) > 5

@@ -690,3 +690,66 @@ def test_states_that_do_not_fit_are_refused_before_anything_is_written():
             Khiva.from_json(d).check_invariants()
         except ValueError:
             pass
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): each pins a rule whose plausible bug the tests above let through, or caught
+# only by the golden numbers (re-recorded after a deliberate change)
+
+def _allison_in_boost(edit=None):
+    """Rulebook, How to Play > Example: Adil (seat 0) requests blue with a 5, Allison (seat 1)
+    with a 2; blue on P0.2, green on P1.3; Allison holds 5 gems and is asked her boost."""
+    h = {0: ["B5", "W1", "W2", "W3", "W4"], 1: ["B2", "G1", "P1", "P2", "P3"],
+         2: ["K1", "K2", "K3", "K4", "K5"]}
+    g = position(hands=h, camels={"blue": "P0.2", "green": "P1.3"}, gems={1: 5}, edit=edit)
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2")
+    assert g.phase == "boost" and g.to_move == 1
+    return g
+
+
+# scoring and tie-breaks
+def test_a_second_salt_bag_leaves_the_highest_bag_as_the_best():
+    """End of the Game & Scoring: the second tie-break is "the highest Salt bag token"
+    (Interpretation 12). Allison already owns the 10 and buys the 9 at shop 4 (boost-2 in the
+    rulebook example): her best bag stays the 10, her salt points become 19."""
+    def edit(d):
+        d["salt_pile"] = [9, 8, 7, 6]
+        d["player_state"][1].update(salt_points=10, salt_best=10)
+    g = _allison_in_boost(edit)
+    play(g, "boost-2", "salt")
+    al = player(g, 1)
+    assert (al["salt_points"], al["salt_best"], al["gems"]) == (19, 10, 0)
+    assert g.to_json()["salt_pile"] == [8, 7, 6]
+    Khiva.from_json(g.to_json())                     # a position the loader accepts
+
+
+def test_the_second_tie_break_is_the_highest_bag_not_the_salt_total():
+    """End of the Game & Scoring: tied on points and on teapot tokens, "the player with the
+    highest Salt bag token is the winner" (the English rule beats the game help's salt total,
+    Interpretation 12). Seat 0 has bags 7 + 6 = 13, seat 1 the 10 and 3 gems: both score 18
+    with one teapot each; seat 1's 10 beats seat 0's 7, though seat 0's salt total is higher."""
+    def edit(d):
+        give_teapots(d, 0, [5])
+        give_teapots(d, 1, [5])
+        d["salt_pile"] = []
+        d["player_state"][0].update(salt_points=7 + 6, salt_best=7)
+        d["player_state"][1].update(salt_points=10, salt_best=10, gems=3)
+        d["player_state"][2].update(salt_points=9 + 8, salt_best=9)
+    g = _final(edit)
+    assert g.scores() == [18, 18, 17]
+    assert [player(g, p)["teapots"] for p in (0, 1)] == [1, 1]
+    assert g.ranking() == [2, 1, 3] and g.rewards() == [0.0, 1.0, 0.0]
+
+
+# boosts
+def test_a_five_has_no_gem_icon_even_short_of_the_outpost():
+    """Component table (gem icons by value: a 5 has none; Interpretation, docs/rules/khiva.md)
+    and How to Play, "Important": one gem per gem icon. Black on P1.3: seat 2's K5 walks P1.2,
+    P1.1, leaps the occupied Khiva, P2.1, P2.2 and stops on its shop 3, two spaces short of the
+    outpost. Seat 2 holds 2 gems, yet no boost is asked (the 5 has no icon): the camel stops
+    there and shop 3 pays 2 gems. (Pink, moved first by seat 1's P3, leaps black to P1.4.)"""
+    g = position(hands=FIVE, camels={"black": "P1.3"}, gems={2: 2})
+    play(g, "play-G1-give-B1", "play-P3-give-K1", "play-K5-give-B3")
+    assert g.phase == "choose"                       # no boost decision was asked
+    assert g.to_json()["camels"][4]["at"] == "P2.3"
+    assert player(g, 2)["gems"] == 2 + 2
