@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from engine.games.taschkent import Taschkent
-from taschkent_support import build, fresh, give_action, play
+from taschkent_support import build, fresh, give_action, pile_top, play
 from game_support import advance, worlds
 
 
@@ -146,3 +146,35 @@ def test_a_finished_game_keeps_the_3_5_cards_its_final_count_showed():
         # P0 cannot place the 4 cards besides the 3/5 in P1's and P2's hands: they vary; P1
         # and P2 each see one other hand, which can only hold the cards they cannot place
         assert len(hands) > 1 if o == 0 else len(hands) == 1
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): each pins a rule whose plausible bug only the golden numbers (re-recorded
+# after a deliberate change) or the loader's checks caught
+def test_a_drawn_action_card_does_not_enter_the_others_information():
+    """docs/rules/taschkent.md, Information: "A player drawing on field 2 sees its card (a
+    private event). The others see that a card was drawn." Two games that differ only in the
+    card P0 draws are one information set for P1 and P2, two for P0."""
+    keys = []
+    for card in ("removal", "35"):
+        d = fresh(3, 4)
+        pile_top(d, card)
+        g = build(d)
+        play(g, "move-cards")
+        keys.append([g.info_key(p) for p in range(3)])
+    assert keys[0][1] == keys[1][1] and keys[0][2] == keys[1][2]
+    assert keys[0][0] != keys[1][0]
+
+
+def test_the_trading_card_pile_is_reshuffled_in_a_determinization():
+    """docs/rules/taschkent.md, Information: the order of the trading-card pile is hidden from
+    everyone ("The trading-card pile is sorted and reshuffled"): the worlds of an observer
+    give it many orders, with the same cards."""
+    g = Taschkent(3, 12)
+    pile = g.to_json()["trading_pile"]
+    orders = set()
+    for seed in range(20):
+        w = g.determinized(0, seed).to_json()["trading_pile"]
+        assert sorted(w) == sorted(pile)
+        orders.add(tuple(w))
+    assert len(orders) > 10

@@ -22,7 +22,8 @@ from engine.validation import IllegalPositionError, ViewError
 from game_support import REGRESSIONS, advance
 from protocol_client import Client
 from taschkent_support import (add_posts, after_cycles, build, fresh, give_action, give_goods,
-                               give_trading, hut, ps, to_round)
+                               give_trading, hut, last_turn_of_round, play, ps, to_round,
+                               turn_of)
 
 
 
@@ -613,3 +614,55 @@ def test_broken_counters_cannot_make_a_game_endless():
                 break
             g.apply(rng.choice(g.legal_moves()))
         assert g.is_terminal()
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): a weakened check let these through with every test passing
+def _sell_phase(d):
+    """Seat 0 with an iron and a post in R2; action round 4 ends, so the trading round is on
+    and seat 0 is to sell. Returns the position's JSON."""
+    give_goods(d, 0, "iron")
+    add_posts(d, 0, 2)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    assert g.phase == "sell" and g.to_move == 0
+    return g.to_json()
+
+
+def test_a_neutral_hut_still_on_track_field_2_in_round_2_is_refused():
+    """Rulebook, Action Round: when the lap counter reaches a field with a neutral hut, "it is
+    placed on the big hut above" (the Kalmyk): from round 2 on, track field 2 is empty."""
+    d = fresh()
+    d["round"] = 2
+    turn_of(d, 0)
+    assert hut(d, "N1")["at"] == "track2"
+    with pytest.raises(IllegalPositionError, match=r"^huts: the hut on track field 2 goes to the "
+                                                   r"Kalmyk when round 2 begins"):
+        build(d)
+
+
+def test_a_trading_round_after_action_round_1_is_refused():
+    """Rulebook: "The transition from the first to the second round is automatic", and "The
+    second action round takes place definitely": no trading round follows round 1."""
+    d = _sell_phase(fresh())
+    d["round"] = 1
+    d["turns"] = 3                           # one action round of 3 turns before this trading
+    hut(d, "N1")["at"] = "track2"            # rounds 2 and 4 never began: N1 and N2 are still
+    hut(d, "N2")["at"] = "track4"            # on the round track
+    with pytest.raises(IllegalPositionError, match=r"^round: a trading round follows action "
+                                                   r"round 2, 3 or 4, not 1"):
+        build(d)
+
+
+def test_in_a_trading_round_the_marker_holder_is_the_start_player():
+    """Rulebook, Next Round: "If a player has taken the black marker for the starting player,
+    he receives the caravan guide" at the end of the action round; docs 6: the change happens
+    at the end of the action round in which the marker was taken. In a trading round the
+    marker's holder therefore already starts."""
+    d = _sell_phase(fresh())
+    assert d["marker"] is None and d["start_player"] == 0
+    d["marker"] = 1
+    ps(d, 1)["cameleer"] = "horses"
+    with pytest.raises(IllegalPositionError, match=r"^start_player: seat 1 took the marker"):
+        build(d)

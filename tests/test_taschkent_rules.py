@@ -1415,3 +1415,79 @@ def test_render_and_narrate_are_readable():
     g.apply(m)
     lines = g.narrate(b, 0, m)
     assert lines[0].startswith("P0 moves the cameleer") and "iron" in lines[0]
+
+
+# ================================================================ found by a mutation audit
+# (2026-12-07): each pins a rule whose plausible bug only the golden numbers (re-recorded
+# after a deliberate change) or the loader's checks caught
+
+# moving the cameleer
+def test_leaving_the_kalmyk_is_one_step_to_any_field():
+    """Rulebook, The Kalmyk: "from the Kalmyk each other field can be reached"; docs 4: "every
+    field is one step from the Kalmyk". From the Kalmyk to the horses (field 1) is one free
+    step, not seven steps along the line."""
+    d = fresh()
+    ps(d, 0)["tugrik"] = 10
+    ps(d, 0)["cameleer"] = "kalmyk"
+    g = build(d)
+    play(g, "move-horses")
+    assert tug(g, 0) == 10
+    d = fresh()
+    ps(d, 0)["tugrik"] = 0
+    ps(d, 0)["cameleer"] = "kalmyk"
+    assert "move-horses" in texts(build(d))
+
+
+def test_the_neutral_cameleer_costs_one_tugrik_on_the_destination():
+    """Rulebook, Moving the Cameleer: "If other cameleers are on the field the cameleer ends his
+    move on, the player has to pay for each other cameleer 1 Tugrik"; docs 4: "Other cameleers
+    on the destination include the 2-player neutral cameleer". The price offered is the price
+    paid."""
+    d = fresh(2)
+    d["neutral_cameleer"] = "iron"
+    ps(d, 0)["tugrik"] = 10
+    ps(d, 0)["cameleer"] = "horses"
+    g = build(d)
+    play(g, "move-iron")                     # 2 steps (free) + the neutral cameleer (1)
+    assert tug(g, 0) == 9
+    d["neutral_cameleer"] = "jade"
+    g = build(d)
+    play(g, "move-iron")                     # nobody on the red camel: free
+    assert tug(g, 0) == 10
+
+
+# end of the game
+def test_shortage_taking_the_last_good_of_a_kind_triggers_the_end():
+    """Rulebook, End of Game: "When a player takes the last good of a kind [...] the round at
+    hand will be finished. Then a last trading round takes place"; docs 7: "Taking the last
+    good of a kind triggers the end, whether by a field, by Shortage or by the virtual
+    player." Shortage (take one, remove one) on the red camel with one iron left."""
+    d = fresh()
+    give_goods(d, 1, "iron", 10)
+    give_action(d, 0, "shortage")
+    assert d["camels"]["iron"] == 1
+    g = build(d)
+    play(g, "card-shortage-iron")
+    s = state(g)
+    assert s["camels"]["iron"] == 0 and ps(s, 0)["goods"]["iron"] == 1
+    assert s["end_triggered"]
+
+
+# the trading round
+def test_every_region_is_opened_by_the_start_player():
+    """Rulebook, Trading Round: "The areas are evaluated in numerical order. Inside an area
+    [...] The starting player always sells first." R2's only seller is P1 (start player P0);
+    in R5 both P2 and P0 can sell: P0, the start player, sells first, not P2 who sits after
+    the last seller of R2."""
+    d = fresh()
+    give_goods(d, 1, "iron")
+    add_posts(d, 1, 2)
+    for p in (0, 2):
+        give_goods(d, p, "jade")
+        add_posts(d, p, 5)
+    last_turn_of_round(d)
+    g = build(d)
+    play(g, "no-move")
+    assert g.phase == "sell" and state(g)["trade"]["region"] == 2 and g.to_move == 1
+    play(g, "sell-iron-R2-tugrik-R2a")
+    assert state(g)["trade"]["region"] == 5 and g.to_move == 0
