@@ -89,3 +89,14 @@ def give_teapots(d: dict, p: int, values: List[int]) -> None:
         ps = d["player_state"][p]
         ps["teapots"] += 1
         ps["teapot_points"] += v
+
+
+def allison_in_boost(edit=None) -> Khiva:
+    """Rulebook, How to Play > Example: Adil (seat 0) requests blue with a 5, Allison (seat 1)
+    with a 2; blue on P0.2, green on P1.3; Allison holds 5 gems and is asked her boost."""
+    h = {0: ["B5", "W1", "W2", "W3", "W4"], 1: ["B2", "G1", "P1", "P2", "P3"],
+         2: ["K1", "K2", "K3", "K4", "K5"]}
+    g = position(hands=h, camels={"blue": "P0.2", "green": "P1.3"}, gems={1: 5}, edit=edit)
+    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2")
+    assert g.phase == "boost" and g.to_move == 1
+    return g

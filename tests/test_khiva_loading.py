@@ -14,7 +14,7 @@ from cext import khiva as core
 from engine.games.khiva import Khiva
 from engine.validation import IllegalPositionError
 from game_support import edit, first_position, refused
-from khiva_support import play, position, without_derived
+from khiva_support import allison_in_boost, play, position, without_derived
 
 
 def played(players, seed, moves):
@@ -228,24 +228,13 @@ def test_nothing_has_moved_before_the_first_cards_are_revealed(players):
             "salt before the first cards are revealed")
 
 
-
 FIVE = {0: ["W4", "B1", "G1", "G3", "P2"], 1: ["B5", "G5", "P3", "K1", "K2"],
         2: ["W2", "B3", "G4", "P4", "K5"]}
 
 
-def allison_in_boost(edit=None):
-    """Rulebook, How to Play > Example: Adil (seat 0) requests blue with a 5, Allison (seat 1)
-    with a 2; blue on P0.2, green on P1.3; Allison holds 5 gems and is asked her boost."""
-    h = {0: ["B5", "W1", "W2", "W3", "W4"], 1: ["B2", "G1", "P1", "P2", "P3"],
-         2: ["K1", "K2", "K3", "K4", "K5"]}
-    g = position(hands=h, camels={"blue": "P0.2", "green": "P1.3"}, gems={1: 5}, edit=edit)
-    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2")
-    assert g.phase == "boost" and g.to_move == 1
-    return g
-
-
 # ================================================================ found by a mutation audit
 # (2026-12-07): a weakened check let these through with every test passing
+
 def test_two_camels_on_one_path_space_are_refused():
     """How to Play > 2. Camels Activation: occupied spaces are leaped, so a camel never stops
     on one; a position with two camels on P0.2 is no position of Khiva."""

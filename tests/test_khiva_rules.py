@@ -7,7 +7,7 @@ the public discard unless a test says otherwise.
 import pytest
 
 from engine.games.khiva import Khiva
-from khiva_support import camel_at, give_teapots, play, player, position
+from khiva_support import allison_in_boost, camel_at, give_teapots, play, player, position
 
 FIVE = {0: ["W4", "B1", "G1", "G3", "P2"], 1: ["B5", "G5", "P3", "K1", "K2"],
         2: ["W2", "B3", "G4", "P4", "K5"]}
@@ -696,17 +696,6 @@ def test_states_that_do_not_fit_are_refused_before_anything_is_written():
 # (2026-12-07): each pins a rule whose plausible bug the tests above let through, or caught
 # only by the golden numbers (re-recorded after a deliberate change)
 
-def _allison_in_boost(edit=None):
-    """Rulebook, How to Play > Example: Adil (seat 0) requests blue with a 5, Allison (seat 1)
-    with a 2; blue on P0.2, green on P1.3; Allison holds 5 gems and is asked her boost."""
-    h = {0: ["B5", "W1", "W2", "W3", "W4"], 1: ["B2", "G1", "P1", "P2", "P3"],
-         2: ["K1", "K2", "K3", "K4", "K5"]}
-    g = position(hands=h, camels={"blue": "P0.2", "green": "P1.3"}, gems={1: 5}, edit=edit)
-    play(g, "play-B5-give-W1", "play-B2-give-G1", "play-K1-give-K2")
-    assert g.phase == "boost" and g.to_move == 1
-    return g
-
-
 # scoring and tie-breaks
 def test_a_second_salt_bag_leaves_the_highest_bag_as_the_best():
     """End of the Game & Scoring: the second tie-break is "the highest Salt bag token"
@@ -715,7 +704,7 @@ def test_a_second_salt_bag_leaves_the_highest_bag_as_the_best():
     def edit(d):
         d["salt_pile"] = [9, 8, 7, 6]
         d["player_state"][1].update(salt_points=10, salt_best=10)
-    g = _allison_in_boost(edit)
+    g = allison_in_boost(edit)
     play(g, "boost-2", "salt")
     al = player(g, 1)
     assert (al["salt_points"], al["salt_best"], al["gems"]) == (19, 10, 0)
