@@ -95,8 +95,11 @@ def test_sprt_on_synthetic_results_errs_rarely():
 def test_bad_sprt_parameters():
     with pytest.raises(ValueError):
         Sprt(50, 0)
-    with pytest.raises(ValueError):
-        Sprt(0, 50, alpha=0.7)
+    for risk in (0, 0.5, 0.7):          # "alpha and beta must be between 0 and 0.5", both
+        with pytest.raises(ValueError, match="alpha and beta"):
+            Sprt(0, 50, alpha=risk)
+        with pytest.raises(ValueError, match="alpha and beta"):
+            Sprt(0, 50, beta=risk)
 
 
 @pytest.mark.parametrize("args", [(-1e308, 1e308), (float("nan"), 50), (0, float("inf")),
