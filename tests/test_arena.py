@@ -11,10 +11,10 @@ from collections import Counter
 
 import pytest
 
-from search.arena import (ArenaProgress, InPlanOrder, Tally, agent_labels, budget_scale,
-                          format_summary, lineups, parse_ladder, plan, play_task, plot_ladder,
-                          run_arena)
-from search.stats import Sprt
+from search.arena import (ArenaProgress, ArenaResult, InPlanOrder, Tally, agent_labels,
+                          budget_scale, format_summary, lineups, parse_ladder, plan, play_task,
+                          plot_ladder, run_arena)
+from search.stats import Sprt, wilson
 
 
 @pytest.mark.parametrize("agents,players", [(2, 2), (2, 3), (3, 3), (2, 5), (4, 5), (1, 3)])
@@ -40,6 +40,22 @@ def test_duplicate_deals_replay_each_deal_in_every_seating():
         assert len({t.game_seed for t in ts}) == 1
         assert sorted(t.seats for t in ts) == sorted(tuple(s) for s in lineups(2, 3))
     assert len({ts[0].game_seed for ts in by_deal.values()}) == 2
+
+
+def test_without_duplicate_deals_every_game_has_a_fresh_deal():
+    """docs/arena.md, Seating: "`--no-duplicate` gives every game a fresh deal, the line-ups
+    in turn"."""
+    tasks = plan(2, 2, 6, seed=4, duplicate=False)
+    assert len(tasks) == 6
+    assert len({t.game_seed for t in tasks}) == 6 and len({t.deal for t in tasks}) == 6
+    assert [t.lineup for t in tasks] == [0, 1, 0, 1, 0, 1]
+
+
+def test_a_match_of_a_million_games_is_planned_and_one_more_is_refused():
+    """docs/arena.md, Seating: `--games` takes 1 to 1,000,000, both ends included."""
+    assert len(plan(2, 2, 1_000_000, seed=0)) == 1_000_000
+    with pytest.raises(ValueError, match="from 1 to 1,000,000"):
+        plan(2, 2, 1_000_001, seed=0)
 
 
 def test_records_show_rotation_and_duplicate_deals(tmp_path):
@@ -154,6 +170,59 @@ def test_a_tally_keeps_sums_not_games():
     tracemalloc.stop()
     assert tally.games == 20_010 and tally.summary()["games"] == 20_010
     assert grown < 100_000, f"the tally grew by {grown:,} bytes over 20,000 games"
+
+
+def a_record(number, agent_of_seat, scores, ranking):
+    """A game record as the tally reads it: the first places share the win."""
+    firsts = ranking.count(1)
+    return {"number": number, "agent_of_seat": agent_of_seat, "scores": scores,
+            "ranking": ranking, "forfeit": None,
+            "rewards": [1.0 / firsts if r == 1 else 0.0 for r in ranking]}
+
+
+def test_an_agent_in_several_seats_counts_with_its_best_place():
+    """docs/arena.md, Statistics: the rank is "the mean best place of its seats", and the
+    wins, draws and losses of two agents count each by its best place."""
+    tally = Tally(["a", "b"])
+    tally.add(a_record(0, [0, 1, 0], [9, 5, 1], [1, 2, 3]))       # a first and last
+    summary = tally.summary()
+    assert [row["mean_rank"] for row in summary["agents"]] == [1.0, 2.0]
+    elo = summary["elo"]
+    assert (elo["wins"], elo["draws"], elo["losses"]) == (1, 0, 0)
+
+
+def test_a_shared_first_place_is_a_draw_not_a_win():
+    """docs/arena.md, Statistics: "wins, draws and losses (by best place)": equal places are
+    a draw, whichever seat the agent sat in."""
+    tally = Tally(["a", "b"])
+    for i in range(3):
+        tally.add(a_record(i, [i % 2, 1 - i % 2], [5, 5], [1, 1]))
+    elo = tally.summary()["elo"]
+    assert (elo["wins"], elo["draws"], elo["losses"]) == (0, 3, 0) and elo["elo"] == 0.0
+
+
+def test_the_mean_score_is_over_an_agent_s_seats_and_the_interval_over_its_games():
+    """docs/arena.md, Statistics: the score is the mean final score of an agent's seats; the
+    win share sums its rewards over the games it played, with a 95% Wilson interval."""
+    tally = Tally(["a", "b"])
+    tally.add(a_record(0, [0, 1, 0], [10, 4, 6], [1, 3, 2]))
+    tally.add(a_record(1, [1, 0, 0], [3, 8, 2], [2, 1, 3]))
+    a, b = tally.summary()["agents"]
+    assert a["games"] == 2 and a["mean_score"] == pytest.approx((10 + 6 + 8 + 2) / 4)
+    assert b["mean_score"] == pytest.approx((4 + 3) / 2)
+    assert a["win_share"] == 1.0 and a["win_share_95"] == list(wilson(2.0, 2))
+    assert b["win_share_95"] == list(wilson(0.0, 2))
+
+
+def test_the_summary_has_every_documented_field():
+    """docs/arena.md, Outputs: summary.json holds `game`, `players`, `games`, `planned`,
+    `agents`, `elo`, `interrupted` and `seconds`."""
+    tally = Tally(["a", "b"])
+    tally.add(a_record(0, [0, 1], [3, 1], [1, 2]))
+    s = ArenaResult("khiva", 2, ["a", "b"], 10, tally).summary()
+    assert {"game", "players", "games", "planned", "agents", "elo", "interrupted",
+            "seconds"} <= set(s)
+    assert (s["game"], s["players"], s["games"], s["planned"]) == ("khiva", 2, 1, 10)
 
 
 def test_in_plan_order_holds_a_game_back_until_the_earlier_ones_are_in():
@@ -363,6 +432,8 @@ def test_ladder_budgets_on_a_log_axis_only_where_they_grow_geometrically(tmp_pat
     assert budget_scale([250, 1000, 4000]) == "log"
     assert budget_scale([0.25, 0.5, 1.0]) == "log"
     assert budget_scale([100, 200, 250]) == "linear"
+    assert budget_scale([100, 150, 225]) == "log"        # "by 1.5 or more": 1.5 is enough
+    assert budget_scale([100, 149]) == "linear"
     assert budget_scale([0.0, 0.5, 1.0]) == "linear"
     assert budget_scale(["so", "mo"]) == "category"
     rows = [{"value": v, "agent": f"ismcts:mode={v}", "win_share": 0.5,

@@ -281,3 +281,40 @@ def test_the_project_engine_plays_in_the_arena_as_a_cmd_agent(tmp_path):
     assert all(record_from_json(r).seats == [str(parse_agent(spec)), "random"]
                or record_from_json(r).seats == ["random", str(parse_agent(spec))]
                for r in records)
+
+
+# An engine that writes every line it reads to a log and answers each `go` with the move given
+# on its command line.
+LOGGING_ENGINE = textwrap.dedent('''
+    import sys
+    move, log = sys.argv[1], sys.argv[2]
+    with open(log, "w") as f:
+        for line in sys.stdin:
+            f.write(line)
+            f.flush()
+            word = line.split()[0] if line.split() else ""
+            if word == "uci":
+                print("uciok", flush=True)
+            elif word == "go":
+                print("bestmove " + move, flush=True)
+            elif word == "quit":
+                break
+''')
+
+
+def test_a_cmd_engine_gets_its_seat_s_seed_folded_to_63_bits(tmp_path):
+    """docs/arena.md, cmd: the arena "sets `Seed` (the seat's seed folded to 63 bits, the most
+    the protocol's `Seed` takes)"; a seat's seed runs to 2^64 - 1."""
+    state = new_game("khiva", 2, 1)
+    move = state.move_to_text(state.legal_moves()[0])
+    script, log = tmp_path / "logging_engine.py", tmp_path / "engine.log"
+    script.write_text(LOGGING_ENGINE)
+    seed = 2 ** 64 - 1
+    agent = CmdAgent(f"{PYTHON} {shlex.quote(str(script))} {move} {shlex.quote(str(log))}",
+                     seed=seed, iterations=5, timeout=60)
+    try:
+        assert state.move_to_text(agent.choose(state)) == move
+    finally:
+        agent.close()
+    lines = log.read_text().splitlines()
+    assert f"setoption name Seed value {seed % 2 ** 63}" in lines and "go iterations 5" in lines

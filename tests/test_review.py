@@ -462,6 +462,17 @@ def test_accuracy_by_agent_pools_each_agent_s_decisions_over_games():
     assert [r.mean_loss for r in ranked] == sorted(r.mean_loss for r in ranked)
 
 
+def test_the_accuracy_interval_comes_from_the_sample_spread_of_the_game_means():
+    """docs/review.md, Many games: the 95% interval "comes from the spread of the agent's
+    per-game means": mean +- 1.96 s / sqrt(n), s the sample standard deviation (n - 1)."""
+    from search.review import AgentAccuracy
+
+    row = AgentAccuracy("a", games=2, decisions=2, game_means=[0.1, 0.3], loss_sum=0.4)
+    half = 1.96 * (0.02 / 2) ** 0.5                  # s^2 = (0.1^2 + 0.1^2) / (2 - 1)
+    assert row.interval() == (pytest.approx(0.2 - half), pytest.approx(0.2 + half))
+    assert row.to_json()["mean_loss_95"] == [round(0.2 - half, 6), round(0.2 + half, 6)]
+
+
 def test_review_all_ranks_the_agents_of_an_arena_s_games(tmp_path):
     out = tmp_path / "arena"
     done = caravan("arena", "khan", "--players", "2", "--agents", "heuristic,random", "--games",
