@@ -360,3 +360,15 @@ def test_a_bad_line_in_a_json_lines_file_is_named(tmp_path):
     wrong = caravan("replay", "-", input_text="[1, 2]")
     assert wrong.returncode == 2 and wrong.stderr.endswith(
         "(root): the game record must be a JSON object, not an array\n")
+
+
+def test_a_seed_may_be_the_largest_64_bit_number_and_no_larger(capsys):
+    """README: seeds are 64-bit, 0 to 2^64 - 1 (engine.arguments.int_in: both ends are
+    taken); one more is a usage mistake, exit 2 and one line."""
+    from engine import cli
+    top = str(2**64 - 1)
+    assert cli.main(["hint", "khiva", "--seed", top, "--iterations", "10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["iterations"] == 10
+    assert cli.main(["hint", "khiva", "--seed", str(2**64), "--iterations", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"must be at most {2**64 - 1:,}" in err

@@ -45,6 +45,14 @@ def test_go_reads_a_clock():
     assert engine.budget("time 8000 infinite".split()) == Budget()
 
 
+def test_a_clock_without_increment_may_say_inc_0():
+    """docs/protocol.md, "Budgets": `inc` runs from 0, so a front end that keeps a clock
+    without increment may send `inc 0`, as UCI's `winc 0`."""
+    assert parse_go_limits("time 60000 inc 0".split()) == ({"time": 60000, "inc": 0}, False)
+    assert Engine(io.StringIO()).budget("time 60000 inc 0".split()) == Budget(
+        0, clock_seconds(60.0))
+
+
 @pytest.mark.parametrize("args,message", [
     ("inc 100", "belong to a clock"), ("movestogo 3", "belong to a clock"),
     ("time 100 movetime 10", "not both"), ("time 0", "time must be between 1"),

@@ -12,7 +12,8 @@ from search.config import Budget
 from search.ismcts import search
 
 
-@pytest.mark.parametrize("text, value", [("0", 0), ("7", 7), ("18446744073709551615", 2**64 - 1)])
+@pytest.mark.parametrize("text, value", [("0", 0), ("7", 7), ("18446744073709551615", 2**64 - 1),
+                                         ("9" * 40, int("9" * 40))])   # at most 40 digits
 def test_whole_numbers_in_plain_digits_are_taken(text, value):
     assert whole_number(text, "seed") == value
 

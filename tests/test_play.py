@@ -40,6 +40,32 @@ def test_commands_bad_input_hint_and_undo():
     assert out.rstrip().endswith("you left the game")
 
 
+def test_the_last_move_number_plays_the_last_move_and_hint_lists_three():
+    """engine/play.py HELP: `<number>` plays the move of that number, 1 to the number of
+    moves (the last included); `hint [k]` shows the k best moves, 3 without k."""
+    from engine.registry import new_game
+    moves = new_game("khiva", 3, 5).legal_moves()
+    last = new_game("khiva", 3, 5).move_to_text(moves[-1])
+    r = play("khiva", "--players", "3", "--agents", "random", "--seed", "5",
+             "--hint-iterations", "60", script=f"hint\n{len(moves)}\nquit\n")
+    assert r.returncode == 0, r.stderr
+    ranked = [line.split(".")[0].strip() for line in r.stdout.splitlines()
+              if line.startswith("  ") and "% win" in line]
+    assert ranked == ["1", "2", "3"], r.stdout
+    assert f"turn 1: P0 {last} " in r.stdout and "There is no move" not in r.stdout
+
+
+def test_the_final_table_lists_a_shared_place_by_seat():
+    """The final scores, best place first; seats sharing a place in seat order."""
+    import io
+
+    from engine.play import print_score_table
+    out = io.StringIO()
+    print_score_table(out, [2, 1, 1], [3, 7, 7], ["random", "heuristic", "ismcts"])
+    rows = [line.split()[1] for line in out.getvalue().splitlines()[3:6]]
+    assert rows == ["P1", "P2", "P0"] and "shared win: P1, P2" in out.getvalue()
+
+
 UNDO_REFUSED = "That cannot be taken back: since then you have seen what was hidden before it"
 
 

@@ -138,3 +138,22 @@ def test_hint_takes_go_s_limits():
     assert c.ask("hint inc 5", "hintok") == [
         "info string error inc and movestogo belong to a clock: give its time too", "hintok"]
     c.close()
+
+
+def test_the_searchmoves_end_at_infinite():
+    """docs/protocol.md, "go": the searchmoves run to the next limit word (`infinite`
+    included) or the end of the line. The end of input stops the infinite search."""
+    import io
+
+    from engine import protocol
+
+    def session(line):
+        out = io.StringIO()
+        script = f"position khiva players 3 seed 7\n{line} searchmoves {' '.join(ONLY)} infinite\n"
+        assert protocol.serve(io.StringIO(script), out) == 0
+        lines = out.getvalue().splitlines()
+        assert not [x for x in lines if x.startswith("info string error")], lines
+        return lines
+    assert session("go")[-1].split()[1] in ONLY
+    hints = [x.split()[4] for x in session("hint 2") if x.startswith("hint ")]
+    assert sorted(hints) == sorted(ONLY)

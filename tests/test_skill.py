@@ -117,3 +117,17 @@ def test_the_arena_refuses_a_level_with_a_budget_before_any_game():
     with pytest.raises(ValueError, match="not both"):
         check_specs(["ismcts:skill=3,iterations=500", "random"])
     assert check_specs(["ismcts:skill=3", "random"]) == ["ismcts:skill=3", "random"]
+
+
+def test_a_level_caps_a_go_that_asks_for_more_iterations():
+    """docs/protocol.md, Skill: below 20 each `go` searches *at most* the level's iterations
+    (100 at level 0), also when the `go` itself asks for more."""
+    import io
+
+    from engine import protocol
+    out = io.StringIO()
+    script = "position khan players 2 seed 3\nsetoption name Skill value 0\ngo iterations 5000\n"
+    assert protocol.serve(io.StringIO(script), out) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith(f"info iterations {SKILL_LEAST_ITERATIONS} "), lines
+    assert lines[-1].startswith("bestmove "), lines
