@@ -131,6 +131,21 @@ def test_the_merged_line_is_the_one_of_the_worker_that_visited_the_move_most():
     assert merged.stats[1].line == ()
 
 
+def test_a_merged_search_was_full_when_any_worker_s_tree_was():
+    """SearchConfig.max_nodes: a full tree keeps iterating and the result says it was
+    full; a root-parallel search says so when any of its workers filled its tree."""
+    g = new_game("khan", 3, 2)
+    moves = g.legal_moves()[:2]
+
+    def answer(worker, full):
+        return {"worker": worker, "iterations": 10, "nodes": 5, "tree_moves": 1, "full": full,
+                "seconds": 0.1, "carried": 0, "lines": {},
+                "stats": [(m, 5, 2.5, 5, 0.0, 0.0, 5) for m in moves]}
+    for fulls in ((False, True), (True, False), (False, False)):
+        answers = [answer(w, full) for w, full in enumerate(fulls)]
+        assert merge_answers(g, g.to_move, answers, [], 2, 0.1, "sum").tree_full == any(fulls)
+
+
 def test_workers_merge_the_same_whatever_order_their_answers_come_in():
     """Ray hands the answers over as they finish: the merge must not depend on that order
     (equal visits kept the first line; floats summed in another order differ in the last
@@ -226,3 +241,34 @@ def test_workers_stopped_before_their_first_iteration_merge_into_unmeasured_cand
     assert [s.move for s in whole.stats] == legal and whole.failed == [1]
     with pytest.raises(RuntimeError, match="all 2 search workers failed"):
         merge_answers(g, g.to_move, [], [0, 1], 2, 0.0, merge)
+
+
+class OneNodeTree:
+    """A stand-in for the search's tree: one node, met at the first step only, whose only
+    edge is `move` with `visits` visits."""
+
+    def __init__(self, move, visits):
+        self.move, self.visits, self.asked = move, visits, 0
+
+    def node_at(self, world):
+        self.asked += 1
+        return 0 if self.asked == 1 else -1
+
+    def node_stats(self, node):
+        return [(self.move, self.visits, 0.5, self.visits)]
+
+
+def test_a_line_takes_a_step_with_exactly_the_least_visits_a_world():
+    """docs/architecture.md, "Expected lines": the line stops where the step would have
+    fewer than LINE_LEAST_VISITS visits a world; exactly that many is a step."""
+    from search.ismcts import expected_line
+
+    state = new_game("khan", 3, 2)
+    move = state.legal_moves()[0]
+    after = state.clone()
+    after.apply(move)
+    play_forced_moves(after)
+    step = after.legal_moves()[0]
+    line = expected_line([state.clone()], OneNodeTree(step, LINE_LEAST_VISITS), move)
+    assert line == (LineStep(after.to_move, step, after.move_to_text(step)),)
+    assert expected_line([state.clone()], OneNodeTree(step, LINE_LEAST_VISITS - 1), move) == ()

@@ -154,3 +154,35 @@ def test_a_registry_row_that_misses_a_player_count_is_refused_at_import(field, m
         GameInfo.of(GAMES["kilim"].cls)
     monkeypatch.setitem(SEARCH_DEFAULTS, "kilim", ODD)
     assert GameInfo.of(GAMES["kilim"].cls).search == ODD
+
+
+def per_count(cell, counts, kind):
+    """A cell of docs/strength.md's defaults table (`all: 0.5`, `2, 3, 5: so; 4: mo`,
+    `2: 140,000; 3: ...`) as {players: value}."""
+    values = {}
+    for part in cell.split("; "):
+        which, value = part.split(": ")
+        for n in (counts if which == "all" else [int(k) for k in which.split(", ")]):
+            values[n] = kind(value.replace(",", ""))
+    return values
+
+
+def test_the_defaults_table_of_the_docs_is_what_the_registry_plays():
+    """docs/strength.md, "The defaults": c, score weight, keying mode and reproducible
+    iterations per game and player count, as game_config and reproducible_budget give them."""
+    import re
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "strength.md").read_text()
+    section = doc.split("## The defaults", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\w+) \| ([\d.]+) \| (.*?) \| (.*?) \| (.*?) \|$", section, re.M)
+    assert sorted(row[0] for row in rows) == sorted(GAMES)
+    for game, c, weights, modes, iterations in rows:
+        counts = range(GAMES[game].min_players, GAMES[game].max_players + 1)
+        weights = per_count(weights, counts, float)
+        modes = per_count(modes, counts, str)
+        iterations = per_count(iterations, counts, int)
+        for n in counts:
+            config = game_config(game, n)
+            assert (config.c, config.score_weight, config.mode) == (
+                float(c), weights[n], modes[n]), (game, n)
+            assert reproducible_budget(game, n).iterations == iterations[n], (game, n)
