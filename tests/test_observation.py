@@ -123,11 +123,22 @@ def test_khiva_fields_say_what_the_view_says():
             assert f["discard"].sum() == len(v["discard"])
             assert f["teapot_pile_contents"].sum() == v["teapot_pile_count"]
             assert f["salt_pile"].sum() == len(v["salt_pile"])
+            assert list(f["salt_best"]) == [p["salt_best"] for p in v["player_state"]]
             cards = {ob._KHIVA_CARD[c] for c in me["hand"]}
             assert set(np.flatnonzero(f["hand"])) == cards
             # every card the seat can place is in its whereabouts row, and no other
             listed = {ob._KHIVA_CARD[c] for c in v["card_whereabouts"]}
             assert set(np.flatnonzero(f["card_whereabouts"].sum(axis=1))) == listed
+
+
+def test_khiva_whereabouts_columns_are_the_seats_then_the_aside_cards():
+    """docs/ecosystem.md, `card_whereabouts`: "columns: seats, then the face-down set-aside
+    cards"."""
+    v = new_game("khiva", 3, 7).to_json(view=0)
+    unseen = next(c for c in ob._KHIVA_CARD if c not in v["player_state"][0]["hand"])
+    v["card_whereabouts"] = {unseen: [1, "aside"]}
+    f = ob.layout("khiva", 3).views(ob.encode_view(v))
+    assert list(f["card_whereabouts"][ob._KHIVA_CARD[unseen]]) == [0, 1, 0, 1]
 
 
 def test_khan_fields_say_what_the_view_says():
@@ -136,6 +147,7 @@ def test_khan_fields_say_what_the_view_says():
             v = s.to_json(view=seat)
             f = ob.fields_of(s, seat)
             assert list(f["deck_count"]) == [d["count"] for d in v["decks"]]
+            assert f["impala_token"][0] == (v["impala_token"] == "coloured")
             assert np.all(f["khans"].sum(axis=1) == 1)
             slots = len(v["sable_face_down"])
             assert f["sable_deck"].sum() == f["sable_at"].sum() == f["sable_max"].sum() == slots
@@ -159,7 +171,26 @@ def test_kilim_grid_holds_every_woven_cell_and_scrap():
             assert grid[9:].sum() == len(scraps)
             for r, c, d, halves in dominoes:
                 assert grid[ob.KILIM_CODES.index(halves[0]), r, c] == 1
+                assert grid[7 if d == "h" else 8, r, c] == 1      # 7 across, 8 down
             assert f["score"][p] == s.scores()[p]
+
+
+def test_kilim_fields_of_the_observing_seat_and_the_placing_say_what_the_view_says():
+    """The observing seat's own scraps held face down, and the direction a placing allows
+    (one-hot over either, across only, down only: the view's -1, 0, 1)."""
+    placings = held = 0
+    for s in positions("kilim", 3, 2, 3):
+        for seat in range(3):
+            v = s.to_json(view=seat)
+            f = ob.fields_of(s, seat)
+            mine = v["player_state"][seat].get("scraps_held", ())
+            assert set(np.flatnonzero(f["scraps_held"])) == {ob.KILIM_CODES.index(x) for x in mine}
+            held += bool(mine)
+            if v["placing"] is not None:
+                assert list(np.flatnonzero(f["placing_direction"])) == [
+                    v["placing"]["direction"] + 1]
+                placings += v["placing"]["direction"] != -1
+    assert held and placings          # the sample reaches both
 
 
 def test_taschkent_fields_say_what_the_view_says():

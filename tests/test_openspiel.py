@@ -126,6 +126,25 @@ def test_states_are_consistent_over_many_random_games(game):
     assert checked >= 10 and resampled_differently > checked // 4
 
 
+def test_a_resample_takes_any_int_as_its_seed():
+    """resample_from_infostate takes an int (folded to 63 bits), as it takes a sampler: the
+    same int gives the same world, which the seat cannot tell from the true one."""
+    state = load("khiva", players=3, seed=7).new_initial_state()
+    for seed in (-1, 2 ** 70 + 5, 12):
+        a, b = (state.resample_from_infostate(0, seed) for _ in range(2))
+        assert a.caravan_state.to_json() == b.caravan_state.to_json()
+        assert a.information_state_string(0) == state.information_state_string(0)
+
+
+def test_an_observer_of_a_state_before_the_deal_knows_only_its_seat():
+    """Even right after it observed a dealt state: the tensor is cleared, not overwritten."""
+    observer = load("khiva", players=3).make_py_observer()
+    observer.set_from(load("khiva", players=3, seed=7).new_initial_state(), 1)
+    assert observer.tensor.sum() > 1
+    observer.set_from(load("khiva", players=3).new_initial_state(), 1)
+    assert observer.dict["seat"][1] == 1 and observer.tensor.sum() == 1
+
+
 def test_a_random_deal_is_four_chance_bytes_and_a_seed_fixes_the_deal():
     g = load("taschkent", players=3)
     state = g.new_initial_state()
