@@ -11,7 +11,7 @@ from engine.cli import main
 from engine.registry import GAMES, new_game
 from game_support import advance
 from search.ismcts import (LINE_LEAST_VISITS, LINE_MOST, LINE_MOVES, LineStep, MoveStats,
-                           imagined_worlds, new_tree, play_forced_moves, search)
+                           expected_line, imagined_worlds, new_tree, play_forced_moves, search)
 from search.config import Budget, game_config
 from search.parallel import _Worker, merge_answers
 from search.suggest import line_text, suggest
@@ -114,16 +114,22 @@ def test_lines_are_reproducible_and_follow_the_seed():
     assert any(lines[0])
 
 
+def worker_answer(worker, stats=(), lines=None, full=False, iterations=10, nodes=1):
+    """A root-parallel worker's answer as merge_answers reads it (search.parallel._Worker):
+    `stats` rows are (move, visits, reward sum, ...), `lines` {move: (visits, line)}."""
+    return {"worker": worker, "iterations": iterations, "nodes": nodes,
+            "tree_moves": 1 if stats else 0, "full": full, "seconds": 0.1 if iterations else 0.0,
+            "carried": 0, "stats": list(stats), "lines": lines or {}}
+
+
 def test_the_merged_line_is_the_one_of_the_worker_that_visited_the_move_most():
     g = new_game("khan", 3, 2)
     a, b = g.legal_moves()[:2]
     step = LineStep(1, a, "x")
 
     def answer(worker, visits_a, line_a):
-        return {"worker": worker, "iterations": 10, "nodes": 1, "tree_moves": 1, "full": False,
-                "seconds": 0.1, "carried": 0,
-                "stats": [(a, visits_a, 0.5 * visits_a, 1, 0.0, 0.0, 1), (b, 1, 0.5, 1, 0, 0, 1)],
-                "lines": {a: (visits_a, line_a)}}
+        return worker_answer(worker, [(a, visits_a, 0.5 * visits_a, 1, 0.0, 0.0, 1),
+                                      (b, 1, 0.5, 1, 0, 0, 1)], {a: (visits_a, line_a)})
 
     merged = merge_answers(g, g.to_move, [answer(0, 3, ()), answer(1, 7, (step,))], [], 2, 0.1,
                            "sum")
@@ -137,12 +143,9 @@ def test_a_merged_search_was_full_when_any_worker_s_tree_was():
     g = new_game("khan", 3, 2)
     moves = g.legal_moves()[:2]
 
-    def answer(worker, full):
-        return {"worker": worker, "iterations": 10, "nodes": 5, "tree_moves": 1, "full": full,
-                "seconds": 0.1, "carried": 0, "lines": {},
-                "stats": [(m, 5, 2.5, 5, 0.0, 0.0, 5) for m in moves]}
+    stats = [(m, 5, 2.5, 5, 0.0, 0.0, 5) for m in moves]
     for fulls in ((False, True), (True, False), (False, False)):
-        answers = [answer(w, full) for w, full in enumerate(fulls)]
+        answers = [worker_answer(w, stats, full=full, nodes=5) for w, full in enumerate(fulls)]
         assert merge_answers(g, g.to_move, answers, [], 2, 0.1, "sum").tree_full == any(fulls)
 
 
@@ -231,8 +234,7 @@ def test_workers_stopped_before_their_first_iteration_merge_into_unmeasured_cand
     only = [legal[-1], legal[0]]
 
     def answer(worker):
-        return {"worker": worker, "iterations": 0, "nodes": 0, "tree_moves": 0, "full": False,
-                "seconds": 0.0, "carried": 0, "stats": [], "lines": {}}
+        return worker_answer(worker, iterations=0, nodes=0)
 
     merged = merge_answers(g, g.to_move, [answer(0), answer(1)], [], 2, 0.0, merge, only)
     assert [s.move for s in merged.stats] == [legal[0], legal[-1]] and merged.move == legal[0]
@@ -261,8 +263,6 @@ class OneNodeTree:
 def test_a_line_takes_a_step_with_exactly_the_least_visits_a_world():
     """docs/architecture.md, "Expected lines": the line stops where the step would have
     fewer than LINE_LEAST_VISITS visits a world; exactly that many is a step."""
-    from search.ismcts import expected_line
-
     state = new_game("khan", 3, 2)
     move = state.legal_moves()[0]
     after = state.clone()
