@@ -249,9 +249,10 @@ def row_jobs(row: "Row", n: int) -> List[Job]:
     return games_of(row.game, row.players, row.focus, row.others, 0, n)
 
 
-def play_missing(jobs: List[Job], fps: Fingerprints, args: argparse.Namespace) -> bool:
-    """Play the jobs the record lacks, appending each as it ends; False if --for-seconds cut
-    the run short."""
+def play_missing(jobs: List[Job], fps: Fingerprints, args: argparse.Namespace,
+                 initializer: Optional[Callable[[], None]] = None) -> bool:
+    """Play the jobs the record lacks, appending each as it ends (`initializer` runs first in
+    each game process); False if --for-seconds cut the run short."""
     done = load_record(args.record)
     todo = [j for j in jobs if record_key(job_fingerprint(fps, j), j) not in done]
     if not todo or args.report:
@@ -260,7 +261,7 @@ def play_missing(jobs: List[Job], fps: Fingerprints, args: argparse.Namespace) -
     print(f"playing {len(todo)} games ({len(jobs) - len(todo)} already recorded) in "
           f"{args.jobs} processes", file=sys.stderr, flush=True)
     commit, t0 = head_commit(), time.monotonic()
-    pool = Pool(args.jobs)
+    pool = Pool(args.jobs, initializer=initializer)
     try:
         results = pool.imap_unordered(timed_play, todo, chunksize=1)
         for i in range(len(todo)):

@@ -5,6 +5,7 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -86,6 +87,23 @@ def test_suggest_with_workers(pool):
 
     s = suggest(new_game("khiva", 3, 9), 2000, 3, workers=2)
     assert s.iterations == 2000 and len(s.moves) == 3
+
+
+def test_in_process_workers_answer_as_the_ray_pool_does(pool):
+    # bench/parallel_strength.py plays root-parallel searches with the workers run one after
+    # another in the game's process; its figures stand for `workers=W` only if, for an
+    # iteration budget, that search is the Ray pool's to the last visit and reward
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from parallel_strength import in_process_search
+
+    for game, players, seed in (("khiva", 2, 5), ("kilim", 3, 2)):
+        g = new_game(game, players, seed)
+        on_ray = pool.search(g, Budget(4001), seed=3)
+        here = in_process_search(2).search(g, Budget(4001), seed=3)
+        assert here.answered == on_ray.answered == [0, 1] and here.iterations == 4001
+        assert [(s.move, s.visits, s.mean_reward, s.availability, s.win_probability, s.expected_score)
+                for s in here.stats] == \
+               [(s.move, s.visits, s.mean_reward, s.availability, s.win_probability, s.expected_score) for s in on_ray.stats]
 
 
 def test_workers_search_only_the_searchmoves_and_send_expected_lines(pool):
