@@ -101,9 +101,13 @@ def test_in_process_workers_answer_as_the_ray_pool_does(pool):
         on_ray = pool.search(g, Budget(4001), seed=3)
         here = in_process_search(2).search(g, Budget(4001), seed=3)
         assert here.answered == on_ray.answered == [0, 1] and here.iterations == 4001
-        assert [(s.move, s.visits, s.mean_reward, s.availability, s.win_probability, s.expected_score)
-                for s in here.stats] == \
-               [(s.move, s.visits, s.mean_reward, s.availability, s.win_probability, s.expected_score) for s in on_ray.stats]
+        assert root_figures(here) == root_figures(on_ray)
+
+
+def root_figures(result) -> list:
+    """Every figure a search reports of each root move, in its order."""
+    return [(s.move, s.visits, s.mean_reward, s.availability, s.win_probability,
+             s.expected_score) for s in result.stats]
 
 
 def test_workers_search_only_the_searchmoves_and_send_expected_lines(pool):
