@@ -457,7 +457,9 @@ cdef class GameCore:
     def determinized(self, observer, seed) -> "GameCore":
         """A copy in which everything `observer` cannot see is resampled from `seed`. Its deal
         seed is 0, as a position loaded from a view has: it was dealt from no seed, and the
-        deal's seed would deal every hidden card again."""
+        deal's seed would deal every hidden card again. Its narration log starts empty, as a
+        loaded position's does: the true game's entries name hidden cards (the Sable Nation's
+        face-down draws), which the world has redrawn."""
         self._check_player(observer)
         cdef Rng rng
         seed_from_python(&rng, seed)
@@ -465,6 +467,9 @@ cdef class GameCore:
         dst.seed = 0
         dst.set_tracking(TRACK_ALL)
         dst.resample(observer, &rng)
+        cdef StateHead* head = <StateHead*>dst.raw_state()
+        if head != NULL:
+            memset(&head.log, 0, sizeof(EventLog))
         return dst
 
     def _start(self, players, seed) -> int:

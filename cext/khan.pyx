@@ -941,7 +941,9 @@ cdef class KhanOfKhansCore(GameCore):
         Per deck, the cards o has not seen come from that deck: its cards below a known top,
         plus (o not Sable) the face-down Sable cards with that deck's back. They are sorted,
         then dealt at random: the face-down slots take the first cards (rejected unless each
-        is a raid card within the slot's known upper bound), the deck the rest.
+        is a raid card within the slot's known upper bound), the deck the rest. A deck's slots
+        above its count, which still held the cards drawn from it (Sable's face-down ones
+        among them), become zeros, as in a loaded position.
         """
         cdef KhanState* s = &self.s
         cdef bint hide = s.sable >= 0 and o != s.sable and s.phase != PH_OVER
@@ -955,6 +957,9 @@ cdef class KhanOfKhansCore(GameCore):
         if hide:
             self.add_slots(-1)
         for d in range(N_DECKS):
+            if 0 <= s.ndeck[d] <= DECK_SIZE:      # drawn cards' slots: zeros, as loaded
+                for i in range(s.ndeck[d], DECK_SIZE):
+                    s.deck[d][i] = 0
             m = s.ndeck[d] - (1 if (s.top_known >> d) & 1 else 0)
             if <unsigned>m > DECK_SIZE:
                 continue                        # no position has it: never overrun pool

@@ -1209,7 +1209,9 @@ cdef class TaschkentCore(GameCore):
         public events (every payment and gain is determined by public moves), so they stay.
         Once the game is over, the final count has shown every hand's unplayed 3/5 cards (5
         Tugrik each): they stay in their hands, and the other 3/5 cards stay in the pile or
-        among the removed cards (docs/rules/taschkent.md, Information).
+        among the removed cards (docs/rules/taschkent.md, Information). The pile's slots above
+        its count, which still held the cards drawn from it, become zeros, as in a loaded
+        position.
         """
         cdef TaschkentState* s = &self.s
         cdef i8 cards[12]
@@ -1271,6 +1273,8 @@ cdef class TaschkentCore(GameCore):
         for i in range(s.n_pile):
             s.pile[i] = cards[m]
             m += 1
+        for i in range(s.n_pile, 12):                 # drawn cards' slots: zeros, as loaded
+            s.pile[i] = 0
         for i in range(s.n_unseen):
             s.unseen[i] = cards[m]
             m += 1

@@ -600,13 +600,17 @@ class _Checker:
         """For every observer: determinizations keep what it knows
         (check_samples_keep_the_observers_knowledge; the same legal moves when it is to move,
         or always with public_moves), and they depend only on what it knows: determinizing a
-        twin world (another determinization for it) with the same seed gives the same world."""
+        twin world (another determinization for it) with the same seed gives the same world,
+        and a world's narration log starts empty."""
         if not self.on("determinize"):
             return
         check_samples_keep_the_observers_knowledge(g, self.samples,
                                                    "always" if self.public_moves else "mover")
         for o in range(g.n_players):
             twin = g.determinized(o, TWIN_SEED)
+            self.expect(twin.events() == [],
+                        f"a determinization for seat {o} keeps the true game's narration log "
+                        "(its entries may name hidden cards)")
             for s in range(self.samples):
                 self.expect(twin.determinized(o, s).to_json() == g.determinized(o, s).to_json(),
                             f"a determinization for seat {o} depends on what it cannot see "

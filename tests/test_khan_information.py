@@ -70,13 +70,13 @@ def test_a_revealed_top_the_sable_nation_draws_stays_known_to_all():
         assert "raid100" not in d["decks"][0]["cards"]
 
 
-def sable_drew_one(deck="dwarfmine"):
+def sable_drew_one(deck="dwarfmine", wanted=lambda g: True):
     g = KhanOfKhans(2, 3, khans=["sable", "bison"])
     rng = random.Random(0)
     while True:
         g2 = g.clone()
         g2.apply(g2.parse_move(f"raid-{deck}"))
-        if g2.to_json(view=1)["sable_face_down"]:
+        if g2.to_json(view=1)["sable_face_down"] and wanted(g2):
             return g2
         g = KhanOfKhans(2, rng.randrange(10**6), khans=["sable", "bison"])
 
@@ -98,6 +98,24 @@ def test_sable_face_down_value_is_resampled_from_its_deck_for_the_others():
     # Sable itself knows its card: only the deck order changes
     for seed in range(50):
         assert g.determinized(0, seed).to_json()["sable_face_down"][0]["value"] == true_value
+
+
+def test_a_world_keeps_no_card_drawn_from_a_deck_in_its_slots():
+    """A deck's slots above its count held the cards drawn from it, Sable's face-down one
+    among them, and a world copied them (an information audit of 2026-12-07: nothing read
+    them yet). In a world they are zeros, as in a position loaded from its JSON."""
+    def drawn_slot(g):
+        f = g._fields()
+        return f["deck"][4][f["ndeck"][4]]
+
+    g = sable_drew_one(wanted=lambda g: drawn_slot(g) != 0)    # type 0 would look cleared
+    for observer in (0, 1):
+        loaded = KhanOfKhans.from_json(g.determinized(observer, 99).to_json())
+        for seed in range(20):
+            world = g.determinized(observer, seed)._fields()
+            for d, n in enumerate(world["ndeck"]):
+                assert list(world["deck"][d][n:]) == [0] * (len(world["deck"][d]) - n)
+            assert world["deck"] == loaded.determinized(observer, seed)._fields()["deck"]
 
 
 def test_sable_values_respect_card_counting_and_the_stampede_bound():

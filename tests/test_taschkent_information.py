@@ -117,6 +117,26 @@ def test_two_player_cards_removed_face_down_are_unknown_to_both():
     assert len(seen) == 6
 
 
+def test_a_world_keeps_no_card_drawn_from_the_pile_in_its_slots():
+    """The pile's slots above its count held the cards drawn from it (into hands, or removed
+    face down by the virtual player), and a world copied them (an information audit of
+    2026-12-07: nothing read them yet). In a world they are zeros, as in a position loaded
+    from its JSON."""
+    for seed in range(100):
+        g = advance(Taschkent(2, seed), 30, seed=seed)
+        f = g._fields()
+        if any(f["pile"][f["n_pile"]:]) and not g.is_terminal():
+            break
+    else:
+        pytest.fail("no drawn card of a nonzero type in 100 games")
+    for observer in (0, 1):
+        loaded = Taschkent.from_json(g.determinized(observer, 99).to_json())
+        for sample in range(20):
+            world = g.determinized(observer, sample)._fields()
+            assert list(world["pile"][world["n_pile"]:]) == [0] * (12 - world["n_pile"])
+            assert world["pile"] == loaded.determinized(observer, sample)._fields()["pile"]
+
+
 def test_a_finished_game_keeps_the_3_5_cards_its_final_count_showed():
     """Once over, the open final count has shown every hand's unplayed 3/5 cards: every
     determinization keeps them in their hands (and so every seat's view and ranking), while
