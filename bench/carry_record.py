@@ -113,6 +113,17 @@ CHANGES["khan-fingerprint-per-player-count"] = Change(
     not_four_players)
 
 
+def duels(deal, line: dict) -> bool:
+    return line["players"] == 2
+
+
+CHANGES["khiva-kept-cards"] = Change(
+    "khiva", "at a redeal an observer's knowledge keeps that every other seat kept exactly "
+    "its last cards (2026-12-07, docs/rules/khiva.md, Information): in a duel the one other "
+    "seat kept every such card, which its knowledge already said, so only games of 3 to 5 "
+    "players play otherwise", duels)
+
+
 def job_of(line: dict) -> Job:
     return (line["game"], line["players"], line["focus"], line["others"], line["k"])
 
