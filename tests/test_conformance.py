@@ -25,7 +25,7 @@ from cext import khan as khan_core
 from cext import khiva as khiva_core
 from cext import kilim as kilim_core
 from cext import taschkent as taschkent_core
-from engine.conformance import CHECKS, MAX_MOVES, ConformanceReport, check_game
+from engine.conformance import CHECKS, MAX_MOVES, ConformanceReport, _keys_read, check_game
 from engine.registry import GAMES
 from game_support import advance, stats_of
 from search import search
@@ -250,6 +250,32 @@ def test_a_world_keeps_nothing_of_the_deal_it_was_drawn_from(game, players, move
         world = g.determinized(me, seed)
         assert world.seed == 0 and world.to_json()["seed"] == 0
         assert world.to_json() == from_view.determinized(me, seed).to_json()
+
+
+LOADS = PEEKS + [("khiva", 2, 5, None), ("khiva", 3, 7, None), ("khiva", 5, 31, None)]
+
+
+@pytest.mark.parametrize("game,players,moves,khans", LOADS,
+                         ids=[f"{g}-{n}p-{m}" for g, n, m, _ in LOADS])
+def test_a_loaded_state_keys_what_each_seat_sees_not_its_seed(game, players, moves, khans):
+    """A full state loaded from JSON has no history: each seat's keys come from its view.
+    A twin (the same position but for what seat o cannot see) gives o the keys a search
+    for o reads, whatever the other seats hold; a position o sees otherwise, with the same
+    seed, gives o another key, so a kept tree (Searcher) does not carry one into the other.
+    Every load had kept its seed's deal's hashes (an information audit of 2026-12-07)."""
+    cls = GAMES[game].cls
+    options = {"khans": khans} if khans else {}
+    g = advance(cls(players, 50 + moves, **options), moves, seed=moves)
+    o = g.to_move
+    loaded = cls.from_json(g.to_json())
+    twin = cls.from_json(g.determinized(o, 7).to_json())
+    assert twin.to_json(view=o) == loaded.to_json(view=o)
+    assert _keys_read(twin, o) == _keys_read(loaded, o)
+    other = advance(cls(players, 50 + moves, **options), moves + 1, seed=moves)
+    assert other.to_json(view=o) != g.to_json(view=o)
+    d = other.to_json()
+    d["seed"] = g.to_json()["seed"]              # the same seed: only the position differs
+    assert cls.from_json(d).info_key(o) != loaded.info_key(o)
 
 
 # ---------------------------------------------------------------- the suite has teeth

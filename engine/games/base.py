@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, FrozenSet, Optional, Tuple
 
-from cext.core import check_int
+from cext.core import check_int, stable_hash
 from engine.validation import (IllegalPositionError, ViewError, check_schema, fail,
                                first_difference)
 
@@ -106,6 +106,7 @@ class CheckedGame:
         check_schema(d, cls.name + ".state", f"{cls.title} state")
         st = cls._build(d)
         st._check_round_trip(d, None)
+        st._hash_the_seats_views()
         return st
 
     @classmethod
@@ -129,6 +130,24 @@ class CheckedGame:
         cls._check_view_seat(v)
         check_schema(v, cls.name, f"{cls.title} view")
         return cls._load_view(v)
+
+    def _hash_the_seats_views(self) -> None:
+        """The information hashes of a loaded full state, which has no history: each seat's
+        own from its view; the public hash and what two seats share from nothing (the same
+        in every loaded position: no equality of two views, which private knowledge can
+        bring about, goes into them). So a seat gets the same keys in two loaded positions
+        it cannot tell apart and other keys where its view differs. (Until 2026-12-07, found
+        by an information audit, every load kept the hashes of its seed's deal whatever the
+        position, and a Searcher could carry one position's statistics into another.)"""
+        n = self.n_players
+        f = self._fields()
+        f["ih"]["public"] = stable_hash("a loaded full state")
+        f["ih"]["n_public"] = 0
+        for a in range(n):
+            for b in range(n):
+                f["ih"]["pair"][a][b] = stable_hash(
+                    self.to_json(view=a) if a == b else [min(a, b), max(a, b)])
+        self._set_fields(f)
 
     # ------------------------------------------------------------ the path
     @classmethod
