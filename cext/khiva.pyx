@@ -780,7 +780,7 @@ cdef class KhivaCore(GameCore):
         kept only card by card (docs/rules/khiva.md, Information)."""
         cdef KhivaState* s = &self.s
         cdef int cards[8]
-        cdef u8 reach[9]                        # and a mark: an assignment was found
+        cdef u8 reach[8]
         cdef int seat_room[5]
         cdef int k = 0, c, q
         cdef uint32_t own_kept = s.hand[o] & ~pool
@@ -800,26 +800,23 @@ cdef class KhivaCore(GameCore):
                 s.where[o][cards[c]] = reach[c]
 
     @cython.final
-    cdef void reach_of_kept(self, int o, int* cards, int k, int i, int* seat_room,
+    cdef bint reach_of_kept(self, int o, int* cards, int k, int i, int* seat_room,
                             u8* reach) noexcept:
         """Every assignment of cards[i:] to seats with room, within o's masks: each card's
-        seat in one of them is added to its reach (reach[k] marks an assignment found)."""
+        seat in one of them is added to its reach. Whether there is any."""
         cdef KhivaState* s = &self.s
         cdef int q
-        cdef u8 hit = 0
+        cdef bint found = False
         if i == k:
-            reach[k] = 1
-            return
+            return True
         for q in range(s.n):
             if seat_room[q] > 0 and (s.where[o][cards[i]] >> q) & 1:
                 seat_room[q] -= 1
-                reach[k] = 0
-                self.reach_of_kept(o, cards, k, i + 1, seat_room, reach)
-                seat_room[q] += 1
-                if reach[k]:
-                    hit = 1
+                if self.reach_of_kept(o, cards, k, i + 1, seat_room, reach):
+                    found = True
                     reach[i] |= <u8>(1 << q)
-        reach[k] = hit
+                seat_room[q] += 1
+        return found
 
     @cython.final
     cdef void learn_gifts(self) noexcept:
