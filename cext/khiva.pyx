@@ -15,10 +15,11 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/khi
 """
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
+from libc.stdlib cimport realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cext.core cimport GameCore, EventLog, MAX_MOVES, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
-from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
+from cext.rng cimport Rng, rng_seed, rng_next, rng_below, rng_unit, mix64
 from cext.bits cimport (i8, u8, popcount, lowest_bit, random_subset, shuffle_bytes, sort_bytes,
                         win_shares)
 from cext.infohash cimport (InfoHash, ih_reset, ih_public, ih_private, ih_private_one,
@@ -211,6 +212,8 @@ cdef inline int choice_move(uint32_t play, uint32_t give) noexcept nogil:
 # ================================================================ state
 cpdef enum:
     ASIDE_LOC = 5            # knowledge (where): the bit for the face-down set-aside cards
+    REJECTION_TRIES = 10000  # determinization: the tries of a rejection sampler before it gives up,
+    REJECTION_MEAN_TRIES = 1000   # and the most it may expect to need (else: deal counts)
 
 cdef struct KhivaState:
     int tracking                     # StateHead (core.pxd): these three fields first
@@ -264,6 +267,10 @@ cdef struct DealPlan:
     int slot_place[25]                   # the place of each slot, places in order
     int cons[25]                         # unknown cards the observer's knowledge constrains
     int free_cards[25]                   # the others, ascending
+    int first_slot[6]                    # each place's first slot
+    int stride[6]                        # a count of cards dealt to a place, in a deal count's index
+    int n_counts                         # the indices of the deal counts: every count each place may hold
+    bint exact                           # deal the constrained cards from the deal counts
     i8 teapots[22]                       # the piles in canonical (ascending) order
     i8 carpets[15]
 
@@ -291,6 +298,8 @@ cdef class KhivaCore(GameCore):
     cdef KhivaState s
     cdef DealPlan plan                   # the last determinization's (not part of the state)
     cdef bint has_plan
+    cdef double* deals                   # the plan's deal counts (count_deals), on the heap
+    cdef int deals_room
     name, title = "khiva", "Khiva"
     min_players, max_players, default_players = 2, 5, 3
     # A CHOOSE move's group is the card(s) it plays: its argument above the given cards'
@@ -299,6 +308,9 @@ cdef class KhivaCore(GameCore):
 
     def __cinit__(self, *args, **kwargs):
         self.bind_state(&self.s, sizeof(KhivaState))
+
+    def __dealloc__(self):
+        free(self.deals)
 
     @cython.final
     cdef void set_up(self) noexcept:
@@ -853,7 +865,8 @@ cdef class KhivaCore(GameCore):
 
         The unknown cards are dealt to the other players' holdings and the face-down aside
         uniformly among the assignments that respect o's knowledge (where[o]): the constrained
-        cards get their places by rejection sampling, the free cards fill the rest at random.
+        cards get their places by rejection sampling where a try succeeds often enough, else
+        by deal counts (count_deals); the free cards fill the rest at random.
         A player who already chose this turn gets a random split of its sampled holdings.
         """
         cdef KhivaState* s = &self.s
@@ -869,9 +882,10 @@ cdef class KhivaCore(GameCore):
         cdef bint ok
         for q in range(6):
             new_hold[q] = 0
-        # constrained cards: uniform injective placement, rejected until every card may be there
+        # constrained cards: uniform injective placement, rejected until every card may be
+        # there, unless that would take too many tries (then from the deal counts)
         ok = False
-        for tries in range(10000):
+        for tries in range(0 if plan.exact else REJECTION_TRIES):
             for i in range(n_slots):
                 perm[i] = i
             ok = True
@@ -886,7 +900,7 @@ cdef class KhivaCore(GameCore):
             if ok:
                 break
         if not ok:
-            self.place_greedily(o, cons, n_cons, slot_place, n_slots, perm)
+            self.deal_from_counts(plan, rng, perm)
         for i in range(n_cons):
             new_hold[slot_place[perm[i]]] |= 1u << cons[i]
         # free cards: a Fisher-Yates shuffle into the slots left, each card dealt as it is drawn
@@ -958,6 +972,7 @@ cdef class KhivaCore(GameCore):
         cdef u8 places = 0
         plan.n_slots = plan.n_cons = plan.n_free = 0
         for q in range(6):
+            plan.first_slot[q] = plan.n_slots
             for i in range(inputs.cap[q]):
                 plan.slot_place[plan.n_slots] = q
                 plan.n_slots += 1
@@ -971,84 +986,122 @@ cdef class KhivaCore(GameCore):
                 else:
                     plan.free_cards[plan.n_free] = c
                     plan.n_free += 1
+        plan.exact = False
+        if plan.n_cons > 0:
+            self.choose_sampler(plan)
         memcpy(plan.teapots, inputs.teapots, N_TEAPOTS)
         sort_bytes(plan.teapots, inputs.n_teapots)
         memcpy(plan.carpets, inputs.carpets, N_CARPETS)
         sort_bytes(plan.carpets, inputs.n_carpets)
 
     @cython.final
-    cdef void place_greedily(self, int o, int* cons, int n_cons, int* slot_place, int n_slots,
-                             int* perm) noexcept:
-        """Fallback when rejection sampling keeps failing (about 1% of the worlds of a few 3-
-        and 4-player positions, an information audit measured): a valid placement
-        found by augmenting paths over the 6 places (polynomial, unlike a search over slots).
-        The constrained cards take the first slots of their places; the free slots follow."""
-        cdef int owner[25]                    # place of each constrained card, -1 if none yet
-        cdef int used[6]
-        cdef int room[6]
-        cdef bint seen[6]
-        cdef int i, q, k = 0
-        for q in range(6):
-            used[q] = 0
-            room[q] = 0
-        for i in range(n_slots):
-            room[slot_place[i]] += 1
-        for i in range(n_cons):
-            owner[i] = -1
-        for i in range(n_cons):
-            for q in range(6):
-                seen[q] = False
-            self.augment(o, cons, n_cons, i, owner, used, room, seen)
-        for i in range(n_slots):
-            perm[i] = -1
-        for i in range(n_cons):               # each card the first free slot of its place
-            if owner[i] >= 0:
-                perm[i] = self.take_slot(owner[i], slot_place, n_slots, perm, n_cons)
-        for i in range(n_cons):               # none found (inconsistent knowledge): any slot
-            if owner[i] < 0:
-                perm[i] = self.take_slot(-1, slot_place, n_slots, perm, n_cons)
-        k = n_cons
-        for i in range(n_slots):
-            if not self.slot_taken(i, perm, n_cons):
-                perm[k] = i
-                k += 1
-
-    @cython.final
-    cdef bint augment(self, int o, int* cons, int n_cons, int i, int* owner, int* used,
-                      int* room, bint* seen) noexcept:
-        """Find constrained card i a place, moving others along an augmenting path."""
-        cdef int q, j
-        for q in range(6):
-            if seen[q] or room[q] == 0 or not (self.s.where[o][cons[i]] >> q) & 1:
-                continue
-            seen[q] = True
-            if used[q] < room[q]:
-                used[q] += 1
-                owner[i] = q
-                return True
-            for j in range(n_cons):
-                if j != i and owner[j] == q and self.augment(o, cons, n_cons, j, owner, used,
-                                                             room, seen):
-                    owner[i] = q              # j moved on (counted there): i takes its room
-                    return True
-        return False
-
-    @cython.final
-    cdef int take_slot(self, int place, int* slot_place, int n_slots, int* perm, int n_taken) noexcept:
-        """The first slot of `place` (any place if -1) not yet in perm[0:n_taken]."""
-        cdef int j
-        for j in range(n_slots):
-            if (place < 0 or slot_place[j] == place) and not self.slot_taken(j, perm, n_taken):
-                return j
-        return 0
-
-    @cython.final
-    cdef bint slot_taken(self, int slot, int* perm, int n_taken) noexcept:
+    cdef void choose_sampler(self, DealPlan* plan) noexcept:
+        """Rejection sampling is exact and cheap while a try often succeeds: kept where at
+        least one try in REJECTION_MEAN_TRIES does. Below that (a few 3- and 4-player positions,
+        where up to a fifth of the worlds used to exhaust the tries), the deal counts place
+        the constrained cards. Knowledge no deal satisfies (the loader refuses such
+        positions) leaves every unknown card free."""
+        cdef double deals = self.count_deals(plan)
+        cdef double tries = 1.0
         cdef int i
-        for i in range(n_taken):
-            if perm[i] == slot:
-                return True
-        return False
+        for i in range(plan.n_cons):          # the injective placements a try draws from
+            tries *= plan.n_slots - i
+        if deals > 0 or deals < 0:            # < 0: not counted (no memory), rejection only
+            plan.exact = deals > 0 and deals < tries / REJECTION_MEAN_TRIES
+            return
+        for i in range(plan.n_cons):
+            plan.free_cards[plan.n_free + i] = plan.cons[i]
+        plan.n_free += plan.n_cons
+        plan.n_cons = 0
+
+    @cython.final
+    cdef double count_deals(self, DealPlan* plan) noexcept:
+        """deals[i * n_counts + u]: the placements of the constrained cards i.. into free
+        slots, within o's knowledge, when the places already hold the counts u encodes (the
+        count at place q is u // stride[q] % (cap[q] + 1)). Returns the placements of them
+        all, deals[0], or -1 if there is no memory for them."""
+        cdef int* cap = plan.inputs.cap
+        cdef u8* where = plan.inputs.where
+        cdef int q, i, u, n_counts = 1
+        cdef int held[6]
+        cdef double total
+        cdef double* here
+        cdef double* after
+        for q in range(6):
+            plan.stride[q] = n_counts
+            n_counts *= cap[q] + 1
+        plan.n_counts = n_counts
+        if not self.room_for_deals((plan.n_cons + 1) * n_counts):
+            return -1.0
+        after = self.deals + plan.n_cons * n_counts
+        for u in range(n_counts):
+            after[u] = 1.0
+        for i in range(plan.n_cons - 1, -1, -1):
+            here = self.deals + i * n_counts
+            after = here + n_counts
+            for q in range(6):
+                held[q] = 0
+            for u in range(n_counts):
+                total = 0.0
+                for q in range(6):
+                    if (where[plan.cons[i]] >> q) & 1 and held[q] < cap[q]:
+                        total += (cap[q] - held[q]) * after[u + plan.stride[q]]
+                here[u] = total
+                q = 0                         # the next counts, place 0 counting fastest
+                while q < 6 and held[q] == cap[q]:
+                    held[q] = 0
+                    q += 1
+                if q < 6:
+                    held[q] += 1
+        return self.deals[0]
+
+    @cython.final
+    cdef bint room_for_deals(self, int n) noexcept:
+        cdef double* grown
+        if n <= self.deals_room:
+            return True
+        grown = <double*>realloc(self.deals, n * sizeof(double))
+        if grown == NULL:
+            return False
+        self.deals, self.deals_room = grown, n
+        return True
+
+    @cython.final
+    cdef void deal_from_counts(self, DealPlan* plan, Rng* rng, int* perm) noexcept:
+        """Each constrained card's place drawn in turn, in proportion to the placements that
+        complete it (count_deals): a uniform draw among them. A card takes the next slot of
+        its place; the slots left follow in order (the free cards are shuffled into them)."""
+        cdef int* cap = plan.inputs.cap
+        cdef u8* where = plan.inputs.where
+        cdef int held[6]
+        cdef int i, q, chosen, k, u = 0
+        cdef double r, w
+        cdef double* after
+        if plan.n_counts == 0 or not self.room_for_deals((plan.n_cons + 1) * plan.n_counts):
+            return                            # unreachable: counted when the plan was made
+        for q in range(6):
+            held[q] = 0
+        for i in range(plan.n_cons):
+            after = self.deals + (i + 1) * plan.n_counts
+            r = rng_unit(rng) * self.deals[i * plan.n_counts + u]
+            chosen = -1
+            for q in range(6):
+                if not (where[plan.cons[i]] >> q) & 1 or held[q] == cap[q]:
+                    continue
+                w = (cap[q] - held[q]) * after[u + plan.stride[q]]
+                if w > 0:
+                    chosen = q                # the last one with any, should r round past
+                    if r < w:
+                        break
+                    r -= w
+            perm[i] = plan.first_slot[chosen] + held[chosen]
+            held[chosen] += 1
+            u += plan.stride[chosen]
+        k = plan.n_cons
+        for q in range(6):
+            for i in range(held[q], cap[q]):
+                perm[k] = plan.first_slot[q] + i
+                k += 1
 
 
     # ================================================================ the bridge
