@@ -85,6 +85,23 @@ def midgame(game: str, players: int):
     return _MIDGAMES[key].clone()
 
 
+# Khiva, 3 players: a position where the knowledge of the player to move fits 1 random deal
+# of the cards it constrains in 3,003 (deal 101, then 28 moves drawn by random.Random(101)).
+# Rejection sampling needs about 3,000 tries a world there; since 963887a the world is dealt
+# from exact counts (cext/khiva.pyx, count_deals).
+RARE_DEALS = ("khiva", 3, 101, 28)
+
+
+def rare_deals_position():
+    """The RARE_DEALS position, reached through the checked API."""
+    from engine.registry import new_game
+    game, players, seed, plies = RARE_DEALS
+    state, rng = new_game(game, players, seed), random.Random(seed)
+    for _ in range(plies):
+        state.apply(rng.choice(state.legal_moves()))
+    return state
+
+
 def state_bytes(state) -> int:
     """Bytes of a state's C struct: what a copy moves, and what a pickle carries (the raw
     bytes of GameCore.__reduce__; a pickle's length if that ever changes)."""

@@ -20,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from bench_support import CPU_TIMER, Reference, opening, playouts_per_round
+from bench_support import (RARE_DEALS, CPU_TIMER, Reference, opening, playouts_per_round,
+                           rare_deals_position)
 
 ITERATIONS = 10_000       # per round, from a fresh tree: the tree of a short search
 REFERENCE_SHARE = 4       # the paired playouts: a quarter of a random-playouts round
@@ -104,6 +105,28 @@ def test_ismcts_policy(benchmark, record, rounds, game_default):
 
     assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
     record(game, players, rates={"ISMCTS so it/s, policy playouts": ITERATIONS})
+
+
+@pytest.mark.benchmark(group="ISMCTS iterations, rare deals", timer=CPU_TIMER)
+def test_ismcts_rare_deals(benchmark, record, rounds, mode):
+    """ISMCTS iterations at bench_support.RARE_DEALS (Khiva, 3 players), where few random
+    deals fit the knowledge of the player to move: what its determinization costs there.
+    Default configuration in `mode`, random playouts where the build can be told."""
+    from search.ismcts import new_tree
+    state = rare_deals_position()
+    if hasattr(state, "_deals_fitting"):
+        assert state._deals_fitting(state.to_move) < 1e-3
+    config, _ = search_config(mode)
+
+    def fresh_tree():
+        return (new_tree(state, state.to_move, config, 0),), {}
+
+    def run(tree):
+        return tree.run(ITERATIONS)
+
+    assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
+    record(RARE_DEALS[0], RARE_DEALS[1],
+           rates={f"ISMCTS {mode} it/s, rare deals": ITERATIONS})
 
 
 LINE_TREE = 20_000        # iterations of the tree whose expected lines are read

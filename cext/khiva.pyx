@@ -1109,6 +1109,21 @@ cdef class KhivaCore(GameCore):
         """The C state as Python values (GameCore's docstring: the bridge)."""
         return self.s
 
+    def _deals_fitting(self, int observer) -> float:
+        """The share of random placements of the unknown cards that `observer`'s knowledge
+        constrains that fit it (1.0 if it constrains none): below 1 / REJECTION_MEAN_TRIES
+        its worlds are dealt from exact counts. For tests and benchmarks."""
+        if not 0 <= observer < self.s.n:
+            raise ValueError(f"observer must be a seat, 0 to {self.s.n - 1}")
+        cdef DealPlan* plan = self.deal_plan(observer)
+        cdef double placements = 1.0
+        cdef int i
+        if plan.n_cons == 0:
+            return 1.0
+        for i in range(plan.n_cons):
+            placements *= plan.n_slots - i
+        return self.deals[0] / placements
+
     @cython.boundscheck(True)
     def _set_fields(self, dict fields not None) -> None:
         """Overwrite the C state from `fields` (GameCore's docstring: the bridge)."""

@@ -280,19 +280,33 @@ def _a_position_with_rare_deals(players):
     for seed in range(100, 400):
         g, rng = Khiva(players, seed), random.Random(seed)
         while not g.is_terminal():
-            f = g._fields()
             for o in range(players):
-                room, pinned = _places(f, o)
-                if pinned and _exact_deals(room, pinned)[2] < 1e-3:
+                if g._deals_fitting(o) < 1e-3:
                     return g, o
             g.apply(rng.choice(g.legal_moves()))
     raise AssertionError("no such position")
 
 
+def test_the_share_of_random_deals_that_fit_is_counted_exactly():
+    """What decides the sampler, against the enumeration, at positions of every player count."""
+    constrained = 0
+    for players in (2, 3, 4, 5):
+        g = advance(Khiva(players, 5), 40, seed=players)
+        for o in range(players):
+            room, pinned = _places(g._fields(), o)
+            fits = _exact_deals(room, pinned)[2] if pinned else 1.0
+            assert g._deals_fitting(o) == pytest.approx(fits, rel=1e-12), (players, o)
+            constrained += fits < 1
+    assert constrained >= 8
+    with pytest.raises(ValueError):
+        g._deals_fitting(5)
+
+
 @pytest.mark.parametrize("players", [3, 4])
 def test_worlds_are_uniform_where_few_random_deals_fit(players):
     g, o = _a_position_with_rare_deals(players)
-    cards, expected, _ = _exact_deals(*_places(g._fields(), o))
+    cards, expected, fits = _exact_deals(*_places(g._fields(), o))
+    assert g._deals_fitting(o) == pytest.approx(fits, rel=1e-12)
     n = 2000
     seen = Counter(tuple(_place_of(g.determinized(o, seed)._fields(), c) for c in cards)
                    for seed in range(n))
