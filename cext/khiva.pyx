@@ -987,6 +987,7 @@ cdef class KhivaCore(GameCore):
                     plan.free_cards[plan.n_free] = c
                     plan.n_free += 1
         plan.exact = False
+        plan.n_counts = 0                     # no deal counts (yet)
         if plan.n_cons > 0:
             self.choose_sampler(plan)
         memcpy(plan.teapots, inputs.teapots, N_TEAPOTS)
@@ -998,7 +999,7 @@ cdef class KhivaCore(GameCore):
     cdef void choose_sampler(self, DealPlan* plan) noexcept:
         """Rejection sampling is exact and cheap while a try often succeeds: kept where at
         least one try in REJECTION_MEAN_TRIES does. Below that (a few 3- and 4-player positions,
-        where up to a fifth of the worlds used to exhaust the tries), the deal counts place
+        where up to a sixth of the worlds used to exhaust the tries), the deal counts place
         the constrained cards. Knowledge no deal satisfies (the loader refuses such
         positions) leaves every unknown card free."""
         cdef double deals = self.count_deals(plan)
@@ -1019,7 +1020,7 @@ cdef class KhivaCore(GameCore):
         """deals[i * n_counts + u]: the placements of the constrained cards i.. into free
         slots, within o's knowledge, when the places already hold the counts u encodes (the
         count at place q is u // stride[q] % (cap[q] + 1)). Returns the placements of them
-        all, deals[0], or -1 if there is no memory for them."""
+        all, deals[0], or -1 if there is no memory for them (n_counts stays 0)."""
         cdef int* cap = plan.inputs.cap
         cdef u8* where = plan.inputs.where
         cdef int q, i, u, n_counts = 1
@@ -1030,9 +1031,9 @@ cdef class KhivaCore(GameCore):
         for q in range(6):
             plan.stride[q] = n_counts
             n_counts *= cap[q] + 1
-        plan.n_counts = n_counts
         if not self.room_for_deals((plan.n_cons + 1) * n_counts):
             return -1.0
+        plan.n_counts = n_counts
         after = self.deals + plan.n_cons * n_counts
         for u in range(n_counts):
             after[u] = 1.0
@@ -1077,8 +1078,8 @@ cdef class KhivaCore(GameCore):
         cdef int i, q, chosen, k, u = 0
         cdef double r, w
         cdef double* after
-        if plan.n_counts == 0 or not self.room_for_deals((plan.n_cons + 1) * plan.n_counts):
-            return                            # unreachable: counted when the plan was made
+        if plan.n_counts == 0:
+            return                            # not counted (no memory): the last try stands
         for q in range(6):
             held[q] = 0
         for i in range(plan.n_cons):
@@ -1103,7 +1104,6 @@ cdef class KhivaCore(GameCore):
                 perm[k] = plan.first_slot[q] + i
                 k += 1
 
-
     # ================================================================ the bridge
     def _fields(self) -> dict:
         """The C state as Python values (GameCore's docstring: the bridge)."""
@@ -1120,6 +1120,8 @@ cdef class KhivaCore(GameCore):
         cdef int i
         if plan.n_cons == 0:
             return 1.0
+        if plan.n_counts == 0:
+            raise MemoryError("no memory for the deal counts")
         for i in range(plan.n_cons):
             placements *= plan.n_slots - i
         return self.deals[0] / placements
