@@ -266,6 +266,7 @@ cdef struct DealPlan:
     int n_slots, n_cons, n_free
     int slot_place[25]                   # the place of each slot, places in order
     int cons[25]                         # unknown cards the observer's knowledge constrains
+    uint32_t cons_slots[25]              # the slots (bit i: slot i) each of them may take
     int free_cards[25]                   # the others, ascending
     int first_slot[6]                    # each place's first slot
     int stride[6]                        # a count of cards dealt to a place, in a deal count's index
@@ -874,32 +875,16 @@ cdef class KhivaCore(GameCore):
         cdef int* slot_place = plan.slot_place
         cdef int* cons = plan.cons
         cdef int n_cons = plan.n_cons, n_free = plan.n_free, n_slots = plan.n_slots
-        cdef int q, c, i, j, t, tries
+        cdef int q, c, i, j, t
         cdef int perm[25]
         cdef int free_cards[25]
         cdef uint32_t new_hold[6]
         cdef uint64_t digest[5]
-        cdef bint ok
         for q in range(6):
             new_hold[q] = 0
-        # constrained cards: uniform injective placement, rejected until every card may be
-        # there, unless that would take too many tries (then from the deal counts)
-        ok = False
-        for tries in range(0 if plan.exact else REJECTION_TRIES):
-            for i in range(n_slots):
-                perm[i] = i
-            ok = True
-            for i in range(n_cons):
-                j = i + rng_below(rng, n_slots - i)
-                t = perm[i]
-                perm[i] = perm[j]
-                perm[j] = t
-                if not (s.where[o][cons[i]] >> slot_place[perm[i]]) & 1:
-                    ok = False
-                    break
-            if ok:
-                break
-        if not ok:
+        # constrained cards: by rejection, unless that would take too many tries (then, or
+        # when every try failed, from the deal counts)
+        if plan.exact or not self.place_by_rejection(plan, rng, perm):
             self.deal_from_counts(plan, rng, perm)
         for i in range(n_cons):
             new_hold[slot_place[perm[i]]] |= 1u << cons[i]
@@ -933,6 +918,35 @@ cdef class KhivaCore(GameCore):
         shuffle_bytes(rng, s.carpets, s.n_carpets)
         rng_seed(&s.chance, rng_next(rng))    # future deals are unknown too
         ih_resample(&s.ih, o, s.n, digest)
+
+    @cython.final
+    cdef bint place_by_rejection(self, DealPlan* plan, Rng* rng, int* perm) noexcept:
+        """A uniform injective placement of the constrained cards into the slots (a partial
+        Fisher-Yates shuffle of the slot numbers), tried again until each card's slot is one
+        it may be in: perm[:n_cons] their slots, perm[n_cons:] the others. A failed try's
+        swaps are undone rather than perm rebuilt. Whether a try succeeded within
+        REJECTION_TRIES (perm is then the identity)."""
+        cdef int i, j, t, k, tries
+        cdef int swapped[25]
+        for i in range(plan.n_slots):
+            perm[i] = i
+        for tries in range(REJECTION_TRIES):
+            for i in range(plan.n_cons):
+                j = i + rng_below(rng, plan.n_slots - i)
+                swapped[i] = j
+                t = perm[i]
+                perm[i] = perm[j]
+                perm[j] = t
+                if not (plan.cons_slots[i] >> perm[i]) & 1:
+                    break
+            else:
+                return True
+            for k in range(i, -1, -1):        # back to the identity
+                j = swapped[k]
+                t = perm[k]
+                perm[k] = perm[j]
+                perm[j] = t
+        return False
 
     @cython.final
     cdef DealPlan* deal_plan(self, int o) noexcept:
@@ -982,6 +996,10 @@ cdef class KhivaCore(GameCore):
             if (inputs.unknown >> c) & 1:
                 if (inputs.where[c] & places) != places:
                     plan.cons[plan.n_cons] = c
+                    plan.cons_slots[plan.n_cons] = 0
+                    for i in range(plan.n_slots):
+                        if (inputs.where[c] >> plan.slot_place[i]) & 1:
+                            plan.cons_slots[plan.n_cons] |= 1u << i
                     plan.n_cons += 1
                 else:
                     plan.free_cards[plan.n_free] = c
