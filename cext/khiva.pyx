@@ -1097,7 +1097,7 @@ cdef class KhivaCore(GameCore):
         cdef double r, w
         cdef double* after
         if plan.n_counts == 0:
-            return                            # not counted (no memory): the last try stands
+            return                            # not counted (no memory): perm stays as it is
         for q in range(6):
             held[q] = 0
         for i in range(plan.n_cons):
