@@ -275,6 +275,15 @@ cdef struct DealPlan:
     i8 teapots[22]                       # the piles in canonical (ascending) order
     i8 carpets[15]
 
+cdef inline double placements_tried(DealPlan* plan) noexcept:
+    """The injective placements of the constrained cards into the slots: what a try of
+    rejection sampling draws from."""
+    cdef double n = 1.0
+    cdef int i
+    for i in range(plan.n_cons):
+        n *= plan.n_slots - i
+    return n
+
 if <int>MOST_MOVES > <int>MAX_MOVES:
     raise ImportError("a Khiva position can have more moves than a move buffer holds")
 
@@ -1021,12 +1030,9 @@ cdef class KhivaCore(GameCore):
         the constrained cards. Knowledge no deal satisfies (the loader refuses such
         positions) leaves every unknown card free."""
         cdef double deals = self.count_deals(plan)
-        cdef double tries = 1.0
         cdef int i
-        for i in range(plan.n_cons):          # the injective placements a try draws from
-            tries *= plan.n_slots - i
         if deals > 0 or deals < 0:            # < 0: not counted (no memory), rejection only
-            plan.exact = deals > 0 and deals < tries / REJECTION_MEAN_TRIES
+            plan.exact = deals > 0 and deals < placements_tried(plan) / REJECTION_MEAN_TRIES
             return
         for i in range(plan.n_cons):
             plan.free_cards[plan.n_free + i] = plan.cons[i]
@@ -1134,15 +1140,11 @@ cdef class KhivaCore(GameCore):
         if not 0 <= observer < self.s.n:
             raise ValueError(f"observer must be a seat, 0 to {self.s.n - 1}")
         cdef DealPlan* plan = self.deal_plan(observer)
-        cdef double placements = 1.0
-        cdef int i
         if plan.n_cons == 0:
             return 1.0
         if plan.n_counts == 0:
             raise MemoryError("no memory for the deal counts")
-        for i in range(plan.n_cons):
-            placements *= plan.n_slots - i
-        return self.deals[0] / placements
+        return self.deals[0] / placements_tried(plan)
 
     @cython.boundscheck(True)
     def _set_fields(self, dict fields not None) -> None:

@@ -236,10 +236,14 @@ def test_future_deals_are_resampled_even_when_every_card_is_placed():
 # the worlds (16% at the 4-player position below, measured 2026-12-07). Those positions now
 # deal from exact counts (cext/khiva.pyx, count_deals). The expected worlds here come from a
 # plain enumeration of where the pinned cards may be.
+def _holding(f, q):
+    return f["hand"][q] | f["sel_play"][q] | f["sel_give"][q]
+
+
 def _places(f, o):
     """The cards each place (seats 0-4, 5 = face-down aside) holds that `o` cannot see, and
     the places o's knowledge leaves each unknown card it does not leave free."""
-    hold = [f["hand"][q] | f["sel_play"][q] | f["sel_give"][q] for q in range(f["n"])]
+    hold = [_holding(f, q) for q in range(f["n"])]
     unknown = ((1 << 25) - 1) & ~(hold[o] | f["discard"] | f["aside_up"])
     room = [0 if q == o or q >= f["n"] else bin(hold[q]).count("1") for q in range(5)]
     room.append(bin(f["aside_down"]).count("1"))
@@ -269,7 +273,7 @@ def _exact_deals(room, pinned):
 
 def _place_of(f, card):
     for q in range(f["n"]):
-        if (f["hand"][q] | f["sel_play"][q] | f["sel_give"][q]) >> card & 1:
+        if _holding(f, q) >> card & 1:
             return q
     return 5 if f["aside_down"] >> card & 1 else None
 
@@ -332,6 +336,6 @@ def test_knowledge_no_deal_fits_still_deals_every_card():
         w = g.determinized(o, seed)._fields()
         for q in range(f["n"]):
             if q != o:
-                assert bin(w["hand"][q] | w["sel_play"][q] | w["sel_give"][q]).count("1") == room[q]
+                assert bin(_holding(w, q)).count("1") == room[q]
         assert bin(w["aside_down"]).count("1") == room[5]
         assert all(_place_of(w, c) is not None for c in pinned)
