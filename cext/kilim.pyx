@@ -17,7 +17,7 @@ Rule interpretations are marked "Interpretation" and explained in docs/rules/kil
 """
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t
-from libc.string cimport memset, memmove, memcpy
+from libc.string cimport memset, memmove, memcpy, memcmp
 from cext.core cimport GameCore, EventLog, MAX_MOVES, MAX_PLAYERS, TRACK_ALL, head_fits, log_event
 from cext.moves cimport make_move, move_kind, move_arg
 from cext.rng cimport Rng, rng_seed, rng_next, rng_below, mix64
@@ -401,6 +401,8 @@ cpdef enum:
     LOC_OUT = 16
     LOC_SEL = 24
     WHERE_BOARD = 5          # knowledge bit for "on the board"
+    N_PLACES = 6             # places a hidden scrap may be: seats 0-4, the board (WHERE_BOARD)
+    NO_GROUP = 255           # a scrap its observer sees, or knows only by its places (group_of)
 
     EV_DOMINO = 1            # information events (type << 56 | payload), hashed into ih
     EV_CHOICE = 2
@@ -447,6 +449,11 @@ cdef struct KilimState:
     int scrap_c[5]
     int scrap_under[5]               # code under a woven scrap, -1 for a filled hole
     u8 where[5][5]                   # where[o][t]: where observer o knows scrap t may be
+    # o's counts: the scraps o last saw on the board (or since the deal), less those it later
+    # saw elsewhere, form a group; how many of a group each seat took and the board still
+    # holds is known (share[o][g][place]) where which one is not (docs/rules/kilim.md)
+    u8 group_of[5][5]                # group_of[o][t]: t's group in o's counts, or NO_GROUP
+    u8 share[5][5][6]                # share[o][g][q]: how many of o's group g are at place q
     Kil k[5]
     Rng chance
 
@@ -815,6 +822,10 @@ cdef class KilimCore(GameCore):
             s.scrap_under[t] = -1
             for p in range(5):
                 s.where[p][t] = 1 << WHERE_BOARD
+                s.group_of[p][t] = 0            # every seat saw all five on the board
+        for p in range(5):
+            memset(s.share[p], 0, sizeof(s.share[p]))
+            s.share[p][0][WHERE_BOARD] = N_SCRAPS
         s.winner = -1
         s.placer = -1
         s.day = 0
@@ -1689,6 +1700,7 @@ cdef class KilimCore(GameCore):
             s.phase = PH_SCRAPAT
             if s.tracking == TRACK_ALL:
                 for q in range(s.n):
+                    self.count_out(q, x, p)     # shown: p held it
                     s.where[q][x] = <u8>(1 << p)
         elif kind == MV_ROTATE:
             s.token_used[TOK_ROTATE] = 1
@@ -1941,15 +1953,19 @@ cdef class KilimCore(GameCore):
 
     @cython.final
     cdef void pick_scrap(self, int p, int t) noexcept:
-        """p looks at the scraps on the board and keeps one face down."""
+        """p looks at the scraps on the board and keeps one face down. Each other seat counts
+        one more of the board's scraps with p: t is in the group that holds the board's
+        scraps in its counts (all the scraps it may think on the board are in one group, or
+        none is), so naming t's group tells it nothing it did not know."""
         cdef KilimState* s = &self.s
-        cdef int u, o
+        cdef int u, o, g
         s.scrap_loc[t] = LOC_HELD + p
         if s.tracking:
             ih_public(&s.ih, (<uint64_t>EV_SEARCHED << 56) | <uint64_t>p)
         if s.tracking != TRACK_ALL:
             return
         log_event(&s.log, LOG_SCRAPPICK, p, t, 0, 0)
+        self.count_out(p, t, WHERE_BOARD)
         s.where[p][t] = <u8>(1 << p)
         for o in range(s.n):
             if o == p:
@@ -1957,6 +1973,11 @@ cdef class KilimCore(GameCore):
             for u in range(N_SCRAPS):
                 if s.where[o][u] & (1 << WHERE_BOARD):
                     s.where[o][u] |= <u8>(1 << p)
+            g = s.group_of[o][t]
+            if g != NO_GROUP and s.share[o][g][WHERE_BOARD] > 0:
+                s.share[o][g][WHERE_BOARD] -= 1
+                s.share[o][g][p] += 1
+                self.settle_group(o, g)
 
     @cython.final
     cdef void see_board(self, int p) noexcept:
@@ -1977,7 +1998,77 @@ cdef class KilimCore(GameCore):
                 s.where[p][u] = <u8>(1 << p)
             else:
                 s.where[p][u] &= ~(1 << WHERE_BOARD)
+        if learn:
+            self.regroup_board(p, <unsigned>board)
         ih_private(&s.ih, 1u << p, (<uint64_t>EV_SCRAP << 56) | board)
+
+    # ------------------------------------------------------------ a seat's counts of the scraps
+    @cython.final
+    cdef void regroup_board(self, int p, unsigned board) noexcept:
+        """p sees which scraps are on the board: they leave their groups for a new one, all on
+        the board; the scraps of p's old groups are now all off it."""
+        cdef KilimState* s = &self.s
+        cdef int t, g, n_board = 0
+        for t in range(N_SCRAPS):
+            if (board >> t) & 1:
+                g = s.group_of[p][t]
+                if g != NO_GROUP and s.share[p][g][WHERE_BOARD] > 0:
+                    s.share[p][g][WHERE_BOARD] -= 1
+                s.group_of[p][t] = NO_GROUP
+                n_board += 1
+        for g in range(N_SCRAPS):
+            s.share[p][g][WHERE_BOARD] = 0
+            self.settle_group(p, g)
+        if n_board == 0:
+            return
+        g = self.unused_group(p)                # one exists: at most 4 scraps are grouped now
+        s.share[p][g][WHERE_BOARD] = <u8>n_board
+        for t in range(N_SCRAPS):
+            if (board >> t) & 1:
+                s.group_of[p][t] = <u8>g
+
+    @cython.final
+    cdef int unused_group(self, int o) noexcept:
+        cdef int g, t
+        cdef unsigned used = 0
+        for t in range(N_SCRAPS):
+            if self.s.group_of[o][t] != NO_GROUP:
+                used |= 1u << self.s.group_of[o][t]
+        for g in range(N_SCRAPS):
+            if not (used >> g) & 1:
+                return g
+        return 0
+
+    @cython.final
+    cdef void count_out(self, int o, int t, int place) noexcept:
+        """o now sees scrap t, which was at `place` (the seat that showed it, or the board for
+        o's own pick): it leaves o's group, which has one fewer there."""
+        cdef KilimState* s = &self.s
+        cdef int g = s.group_of[o][t]
+        if g == NO_GROUP:
+            return
+        if s.share[o][g][place] > 0:
+            s.share[o][g][place] -= 1
+        s.group_of[o][t] = NO_GROUP
+        self.settle_group(o, g)
+
+    @cython.final
+    cdef void settle_group(self, int o, int g) noexcept:
+        """A group's scraps may be only where the group still has some: revealing that seat 0
+        held A of the group {A, B}, one each with seats 0 and 2, shows that B is with seat 2.
+        A group without scraps forgets its counts."""
+        cdef KilimState* s = &self.s
+        cdef u8 places = 0
+        cdef int q, t
+        cdef bint empty = True
+        for q in range(N_PLACES):
+            places |= <u8>((s.share[o][g][q] > 0) << q)
+        for t in range(N_SCRAPS):
+            if s.group_of[o][t] == g:
+                s.where[o][t] &= places
+                empty = False
+        if empty:
+            memset(s.share[o][g], 0, N_PLACES)
 
     # ------------------------------------------------------------ 2. the weaving
     @cython.final
@@ -2462,22 +2553,16 @@ cdef class KilimCore(GameCore):
                 if not (s.where[o][unknown[i]] >> perm[i]) & 1:
                     ok = False
                     break
-            if ok:
+            if ok and self.fits_counts(o, unknown, perm, nu):
                 break
-        if not ok:                              # never expected: a consistent assignment by search
-            self.assign_scraps(o, unknown, slots, perm, nu)
+            ok = False
+        if not ok:                              # never expected: drawn from every fitting one
+            self.draw_fitting_scraps(o, unknown, slots, perm, nu, rng)
         for i in range(nu):
             s.scrap_loc[unknown[i]] = LOC_BOARD if perm[i] == WHERE_BOARD else LOC_HELD + perm[i]
         for q in range(s.n):                    # Interpretation: the others' knowledge is not modelled
-            if q == o:
-                continue
-            for t in range(N_SCRAPS):
-                if s.scrap_loc[t] == LOC_HELD + q or s.scrap_loc[t] == LOC_SEL + q:
-                    s.where[q][t] = <u8>(1 << q)
-                elif s.scrap_loc[t] == LOC_BOARD or (s.scrap_loc[t] >= LOC_HELD and s.scrap_loc[t] < LOC_HELD + 5):
-                    s.where[q][t] = <u8>(((1 << s.n) - 1) & ~(1 << q) | (1 << WHERE_BOARD))
-                else:
-                    s.where[q][t] = 0
+            if q != o:
+                self.forget_scraps(q)
         # --- piles: contents from the group's unrevealed dominoes, torn ones from the unseen
         self.resample_piles(rng)
         rng_seed(&s.chance, rng_next(rng))
@@ -2490,30 +2575,72 @@ cdef class KilimCore(GameCore):
         ih_resample(&s.ih, o, s.n, digest)
 
     @cython.final
-    cdef void assign_scraps(self, int o, int* unknown, int* slots, int* perm, int nu) noexcept:
-        """Backtracking over the (at most 5!) assignments, for the improbable rejection miss."""
-        cdef int i, j, tries
-        cdef bint used[5]
-        cdef int depth = 0
-        cdef int choice_at[5]
-        for i in range(5):
-            used[i] = False
-            choice_at[i] = -1
-        while 0 <= depth < nu:
-            j = choice_at[depth] + 1
-            if choice_at[depth] >= 0:
-                used[choice_at[depth]] = False
-            while j < nu and (used[j] or not (self.s.where[o][unknown[depth]] >> slots[j]) & 1):
-                j += 1
-            if j >= nu:
-                choice_at[depth] = -1
-                depth -= 1
+    cdef void forget_scraps(self, int q) noexcept:
+        """q knows its own scraps and, of the others, only how many each place holds."""
+        cdef KilimState* s = &self.s
+        cdef int t, loc
+        memset(s.share[q], 0, sizeof(s.share[q]))
+        for t in range(N_SCRAPS):
+            loc = s.scrap_loc[t]
+            s.group_of[q][t] = NO_GROUP
+            if loc == LOC_HELD + q or loc == LOC_SEL + q:
+                s.where[q][t] = <u8>(1 << q)
+            elif loc == LOC_BOARD or (LOC_HELD <= loc < LOC_HELD + 5):
+                s.where[q][t] = <u8>(((1 << s.n) - 1) & ~(1 << q) | (1 << WHERE_BOARD))
+                s.group_of[q][t] = 0
+                s.share[q][0][WHERE_BOARD if loc == LOC_BOARD else loc - LOC_HELD] += 1
+            else:
+                s.where[q][t] = 0
+
+    @cython.final
+    cdef bint fits_counts(self, int o, int* unknown, int* places, int nu) noexcept:
+        """Whether placing unknown[i] at places[i] gives each of o's groups its counts."""
+        cdef u8 got[5][6]
+        cdef int i, g
+        memset(got, 0, sizeof(got))
+        for i in range(nu):
+            g = self.s.group_of[o][unknown[i]]
+            if g != NO_GROUP:
+                got[g][places[i]] += 1
+        return memcmp(got, self.s.share[o], sizeof(got)) == 0
+
+    @cython.final
+    cdef int fitting_scraps(self, int o, int* unknown, int* slots, int* perm, int nu, int depth,
+                            bint* used, int skip) noexcept:
+        """Count the placements of unknown[depth:] into the unused slots that fit o's places
+        and counts, stopping at the one after `skip` others (left in perm); -1 if none is left
+        to stop at. Slots of one place are told apart, so every placement counts the same
+        number of times."""
+        cdef int j, found = 0, r
+        if depth == nu:
+            return 1 if self.fits_counts(o, unknown, perm, nu) else 0
+        for j in range(nu):
+            if used[j] or not (self.s.where[o][unknown[depth]] >> slots[j]) & 1:
                 continue
-            choice_at[depth] = j
             used[j] = True
             perm[depth] = slots[j]
-            depth += 1
-        if depth < 0:                              # inconsistent knowledge: keep slot order
+            r = self.fitting_scraps(o, unknown, slots, perm, nu, depth + 1, used, skip - found)
+            used[j] = False
+            if r < 0:
+                return -1
+            if skip >= 0 and found + r > skip:
+                return -1                       # perm holds the one wanted
+            found += r
+        return found
+
+    @cython.final
+    cdef void draw_fitting_scraps(self, int o, int* unknown, int* slots, int* perm, int nu,
+                                  Rng* rng) noexcept:
+        """A placement drawn uniformly from every one that fits o's knowledge (at most 5! to
+        look through), for when rejection found none."""
+        cdef bint used[5]
+        cdef int i, count
+        for i in range(5):
+            used[i] = False
+        count = self.fitting_scraps(o, unknown, slots, perm, nu, 0, used, -1)
+        if count > 0:
+            self.fitting_scraps(o, unknown, slots, perm, nu, 0, used, rng_below(rng, count))
+        else:                                   # inconsistent knowledge: keep slot order
             for i in range(nu):
                 perm[i] = slots[i]
 

@@ -81,7 +81,7 @@ def fresh_state(players: int, seed: int) -> dict:
     """A fresh deal's full state to edit, without what the seats learned (a built position
     has no history; left out, nobody has learned anything yet)."""
     d = copy.deepcopy(Kilim(players, seed).to_json())
-    del d["whereabouts_by_seat"]
+    del d["whereabouts_by_seat"], d["scrap_groups_by_seat"]
     return d
 
 

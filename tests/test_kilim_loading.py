@@ -237,7 +237,7 @@ def test_a_seat_showing_its_scrap_bag_this_turn_has_not_searched_yet():
     d = second_auction_showing("scrap-bag")
     assert d["phase"] == "scrap-bid" and not d["player_state"][0]["scraps_held"]
     Kilim.from_json(d)
-    del d["whereabouts_by_seat"]                # any hidden place (docs/views/kilim.md)
+    del d["whereabouts_by_seat"], d["scrap_groups_by_seat"]   # nothing learned (docs/views/kilim.md)
     d["scraps_on_board"].remove("C")
     d["player_state"][0]["scraps_held"].append("C")
     refused(Kilim.from_json, without_derived(d), "player_state[0].scraps_held: seat 0 has 1 "
@@ -359,7 +359,7 @@ def every_domino_in_one_kilim():
         ps["hand"] = ["spy", "artisan"] if p == 0 else ["spy", "scrap-bag", "artisan"]
     d["scraps_on_board"].remove("B")
     d["player_state"][0]["scraps_held"] = ["B"]
-    del d["whereabouts_by_seat"]            # a built position: nobody has learned anything
+    del d["whereabouts_by_seat"], d["scrap_groups_by_seat"]   # built: nobody has learned anything
     return Kilim.from_json(without_derived(d))
 
 

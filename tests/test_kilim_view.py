@@ -191,10 +191,13 @@ def test_hidden_scraps_are_only_named_as_whereabouts():
         g.apply(g.parse_move(t))
     for seat in (1, 2):
         view = g.to_json(view=seat)
-        text = json.dumps({k: x for k, x in view.items() if k != "scrap_whereabouts"})
+        knowledge = ("scrap_whereabouts", "scrap_groups")
+        text = json.dumps({k: x for k, x in view.items() if k not in knowledge})
         assert '"D"' not in text
         assert set(view["scrap_whereabouts"]) == set("ABCDE")
         assert view["player_state"][0]["scraps_held_count"] == 1
+        # the seat never looked at the board: of the five it saw there, P0 took one
+        assert view["scrap_groups"] == [{"scraps": list("ABCDE"), "held": [1, 0, 0], "board": 4}]
     assert g.to_json(view=0)["player_state"][0]["scraps_held"] == ["D"]
     assert "D" not in g.to_json(view=0)["scrap_whereabouts"]
 

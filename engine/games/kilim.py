@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -452,6 +453,25 @@ def scrap_whereabouts(f: Dict[str, Any], o: int) -> Dict[str, list]:
             for t in range(core.N_SCRAPS) if unseen_by(f, o, t)}
 
 
+def scrap_groups(f: Dict[str, Any], o: int) -> List[Dict[str, Any]]:
+    """Seat o's counts of the scraps it cannot see: each group of them (the scraps it last saw
+    on the board, less those it saw since), how many of it each seat holds and the board."""
+    n, out = f["n"], []
+    for g in range(core.N_SCRAPS):
+        members = [SCRAP_LETTERS[t] for t in range(core.N_SCRAPS) if f["group_of"][o][t] == g]
+        if members:
+            share = f["share"][o][g]
+            out.append({"scraps": members, "held": list(share[:n]),
+                        "board": share[core.WHERE_BOARD]})
+    return sorted(out, key=lambda x: SCRAP_LETTERS.index(x["scraps"][0]))
+
+
+def place_of_scrap(f: Dict[str, Any], t: int) -> int:
+    """Where an unseen scrap is, as a knowledge place: the holder's seat, or WHERE_BOARD."""
+    loc = f["scrap_loc"][t]
+    return core.WHERE_BOARD if loc == core.LOC_BOARD else loc - core.LOC_HELD
+
+
 def blank_places(places: list, n: int, o: int) -> bool:
     """Whether `places` is every place hidden from seat o: a belief that tells nothing."""
     return set(places) == {q for q in range(n) if q != o} | {"board"}
@@ -555,8 +575,9 @@ class Kilim(CheckedGame, KilimCore):
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
     DERIVED = DERIVED
-    SEAT_LISTS = ("player_state", "whereabouts_by_seat")
-    DEFAULTED = frozenset({"seed", "whereabouts_by_seat"})   # default: nothing learned yet
+    SEAT_LISTS = ("player_state", "whereabouts_by_seat", "scrap_groups_by_seat")
+    DEFAULTED = frozenset({"seed", "whereabouts_by_seat", "scrap_groups_by_seat"})  # nothing learned yet
+    VIEW_DEFAULTED = frozenset({"scrap_groups"})   # default: the counts every seat knows
 
     PHASES = PHASE_NAMES
 
@@ -696,10 +717,12 @@ class Kilim(CheckedGame, KilimCore):
             out["whereabouts_by_seat"] = [
                 {letter: places for letter, places in scrap_whereabouts(f, o).items()
                  if not blank_places(places, n, o)} for o in range(n)]
+            out["scrap_groups_by_seat"] = [scrap_groups(f, o) for o in range(n)]
             return out
         del out["seed"]                            # the deal seed would give away every hidden part
         out["view"] = view
         out["scrap_whereabouts"] = scrap_whereabouts(f, view)
+        out["scrap_groups"] = scrap_groups(f, view)
         return out
 
     # ------------------------------------------------------------ reading JSON
@@ -713,9 +736,11 @@ class Kilim(CheckedGame, KilimCore):
             places = where.get(SCRAP_LETTERS[t])
             if places is not None:
                 f["where"][o][t] = sum(1 << (core.WHERE_BOARD if q == "board" else q) for q in places)
+        if "scrap_groups" in v:
+            write_seat_groups(f, o, canonical(v)["scrap_groups"], ("scrap_groups",))
         public = stable_hash(self.public_view(o))
         mine = v["player_state"][o]
-        private = stable_hash([o, {k: mine[k] for k in PRIVATE_FIELDS}, where])
+        private = stable_hash([o, {k: mine[k] for k in PRIVATE_FIELDS}, where, scrap_groups(f, o)])
         f["ih"]["public"] = public
         f["ih"]["n_public"] = 0
         for a in range(5):
@@ -727,7 +752,7 @@ class Kilim(CheckedGame, KilimCore):
     def public_view(self, o: int) -> Dict[str, Any]:
         """Seat o's view as every seat sees it: its own face-down parts shown as to the others."""
         out = self.to_json(view=o)
-        del out["view"], out["scrap_whereabouts"]
+        del out["view"], out["scrap_whereabouts"], out["scrap_groups"]
         out["player_state"][o] = self.player_json(o, False)
         return out
 
@@ -948,6 +973,7 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
     for p, ps in enumerate(d["player_state"]):
         write_kilim(f, p, ps["kilim"], ("player_state", p, "kilim"))
     write_knowledge(f, n, d.get("whereabouts_by_seat", [{}] * n))
+    write_groups(f, n, d.get("scrap_groups_by_seat"))
     f["step"] = d.get("step", derived_step(phase, f["turn"], f["place_src"]))
     f["seat_iter"] = d.get("seat_iter", derived_seat_iter(f))
     after_auction = phase not in (core.PH_CARD, core.PH_SPY, core.PH_OVER)
@@ -1072,6 +1098,72 @@ def write_knowledge(f: Dict[str, Any], n: int, learned: List[Dict[str, list]]) -
                 f["where"][o][t] = 0
 
 
+def write_groups(f: Dict[str, Any], n: int, groups_by_seat: Optional[List[list]]) -> None:
+    """Each seat's counts of the scraps it cannot see, as scrap_groups_by_seat gives them
+    (left out: counts_only for every seat)."""
+    for o in range(n):
+        write_seat_groups(f, o, None if groups_by_seat is None else groups_by_seat[o],
+                          ("scrap_groups_by_seat", o))
+
+
+def write_seat_groups(f: Dict[str, Any], o: int, groups: Optional[List[Dict[str, Any]]],
+                      path: tuple) -> None:
+    """Seat o's groups (schema-valid), checked; None: one group of every scrap o cannot see,
+    with as many at each place as it holds, which every seat knows. A group's id is its place
+    in the list."""
+    n = f["n"]
+    given = groups is not None
+    if groups is None:
+        unseen = [SCRAP_LETTERS[t] for t in range(core.N_SCRAPS) if unseen_by(f, o, t)]
+        groups = [{"scraps": unseen}] if unseen else []
+    check_groups(groups, [SCRAP_LETTERS[t] for t in range(core.N_SCRAPS) if unseen_by(f, o, t)],
+                 [SCRAP_LETTERS[t] for t in range(core.N_SCRAPS)
+                  if unseen_by(f, o, t) and f["where"][o][t] >> core.WHERE_BOARD & 1],
+                 n, o, path, given)
+    f["group_of"][o] = [core.NO_GROUP] * core.N_SCRAPS
+    f["share"][o] = [[0] * core.N_PLACES for _ in range(core.N_SCRAPS)]
+    for g, group in enumerate(groups):
+        for letter in group["scraps"]:
+            t = SCRAP_LETTERS.index(letter)
+            f["group_of"][o][t] = g
+            if not given:
+                f["share"][o][g][place_of_scrap(f, t)] += 1
+        if given:
+            f["share"][o][g] = list(group["held"]) + [0] * (core.WHERE_BOARD - n) + [group["board"]]
+
+
+def check_groups(groups: List[Dict[str, Any]], unseen: Iterable[str], maybe_on_board: Iterable[str],
+                 n: int, o: int, path: tuple, given: bool = True) -> None:
+    """Seat o's groups (schema-valid) name only scraps it cannot see (`unseen`), each in one
+    group, with a count for each of the n seats (none for o itself) and the board that adds up
+    to the group; the scraps o may think on the board (`maybe_on_board`) are in one group, or
+    none is. `given` False: groups of scraps alone, their counts still to be made."""
+    unseen = set(unseen)
+    grouped: Dict[str, int] = {}
+    for g, group in enumerate(groups):
+        for letter in group["scraps"]:
+            if letter not in unseen:
+                fail(path + (g, "scraps"), f"seat {o} sees scrap {letter}: it is in no group",
+                     IllegalPositionError)
+            if letter in grouped:
+                fail(path + (g, "scraps"), f"scrap {letter} is in two groups", IllegalPositionError)
+            grouped[letter] = g
+        if not given:
+            continue
+        if len(group["held"]) != n:
+            fail(path + (g, "held"), f"expected a count for each of the {n} seats",
+                 IllegalPositionError)
+        if group["held"][o] != 0:
+            fail(path + (g, "held", o), f"seat {o} sees its own scraps: none of a group is with it",
+                 IllegalPositionError)
+        if sum(group["held"]) + group["board"] != len(group["scraps"]):
+            fail(path + (g,), f"the counts add up to {sum(group['held']) + group['board']}, but "
+                 f"the group has {len(group['scraps'])} scraps", IllegalPositionError)
+    if len({grouped.get(x) for x in maybe_on_board}) > 1:
+        fail(path, f"the scraps seat {o} may think on the board are in one group, or none is",
+             IllegalPositionError)
+
+
 def check_whereabouts(where: Dict[str, list], unseen: List[str], n: int, o: int,
                       path: tuple) -> None:
     """Seat o's beliefs name only scraps o cannot see, and only places hidden from o."""
@@ -1113,6 +1205,18 @@ def canonical(d: Dict[str, Any]) -> Dict[str, Any]:
         kil["scraps"] = by(lambda x: SCRAP_LETTERS.index(x[0]), kil.get("scraps"))
     for letter, places in out.get("scrap_whereabouts", {}).items():
         out["scrap_whereabouts"][letter] = by(lambda q: (q == "board", str(q)), places)
+    def groups(gs: Any) -> Any:
+        if not isinstance(gs, list):
+            return gs
+        for g in gs:
+            if isinstance(g, dict):
+                g["scraps"] = by(SCRAP_LETTERS.index, g.get("scraps"))
+        return by(lambda g: SCRAP_LETTERS.index(g["scraps"][0]), gs)
+
+    if "scrap_groups" in out:
+        out["scrap_groups"] = groups(out["scrap_groups"])
+    if isinstance(out.get("scrap_groups_by_seat"), list):
+        out["scrap_groups_by_seat"] = [groups(gs) for gs in out["scrap_groups_by_seat"]]
     n = out.get("players")
     if isinstance(out.get("whereabouts_by_seat"), list):
         out["whereabouts_by_seat"] = [
@@ -1129,8 +1233,8 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     phase = PHASE_OF[v["phase"]]
     check_private_parts(v, n, o, phase)
     d = copy.deepcopy(v)
-    for key in ("view", "scrap_whereabouts"):
-        del d[key]
+    for key in ("view", "scrap_whereabouts", "scrap_groups"):
+        d.pop(key, None)
     d["whereabouts_by_seat"] = [v["scrap_whereabouts"] if p == o else {} for p in range(n)]
     place_unseen_scraps(v, d, n, o)
     fill_face_down_choices(d, n, o, phase)
@@ -1184,10 +1288,39 @@ def place_unseen_scraps(v: Dict[str, Any], d: Dict[str, Any], n: int, o: int) ->
              IllegalPositionError)
     placed = place_hidden(unknown, capacity, {x: where[x] for x in unknown},
                           ("scrap_whereabouts",))
+    groups = v.get("scrap_groups", [])
+    check_groups(groups, unknown, [x for x in unknown if "board" in where[x]], n, o,
+                 ("scrap_groups",))
+    if not fits_groups(placed, groups):
+        placed = place_by_groups(unknown, capacity, where, groups, o)
     for p, ps in enumerate(d["player_state"]):
         if p != o:
             ps["scraps_held"] = [x for x in unknown if placed[x] == p]
     d["scraps_on_board"] = [x for x in unknown if placed[x] == "board"]
+
+
+def fits_groups(placed: Dict[str, Any], groups: List[Dict[str, Any]]) -> bool:
+    """Whether each group has, among the scraps as placed, its count at every place."""
+    for group in groups:
+        got = Counter(placed.get(x) for x in group["scraps"])
+        want = {q: k for q, k in enumerate(group["held"]) if k} | (
+            {"board": group["board"]} if group["board"] else {})
+        if got != want:
+            return False
+    return True
+
+
+def place_by_groups(unknown: List[str], capacity: Dict[Any, int], where: Dict[str, list],
+                    groups: List[Dict[str, Any]], o: int) -> Dict[str, Any]:
+    """The first placement, in a fixed order, of the unseen scraps (at most 5! to try) that
+    fits the places seat o knows for each and its counts of each group."""
+    slots = [q for q, k in capacity.items() for _ in range(k)]
+    for order in itertools.permutations(slots):
+        placed = dict(zip(unknown, order))
+        if all(placed[x] in where[x] for x in unknown) and fits_groups(placed, groups):
+            return placed
+    fail(("scrap_groups",), f"no placement of the scraps seat {o} cannot see fits both its "
+         "whereabouts and its counts", IllegalPositionError)
 
 
 def fill_face_down_choices(d: Dict[str, Any], n: int, o: int, phase: int) -> None:
@@ -1325,6 +1458,8 @@ def check_ranges(f: Dict[str, Any]) -> None:
             refuse("scraps_woven", "out of range")
     if not all(0 <= w < 1 << (core.WHERE_BOARD + 1) for row in f["where"] for w in row):
         refuse("scrap_whereabouts", "out of range")
+    if not all(0 <= g < core.N_SCRAPS or g == core.NO_GROUP for row in f["group_of"] for g in row):
+        refuse("scrap_groups", "out of range")
 
 
 # the scrap locations a game of n seats has (core.LOC_*)
@@ -1756,3 +1891,21 @@ def check_knowledge(f: Dict[str, Any]) -> None:
             if o != holder and blind[o] and not w >> core.WHERE_BOARD & 1:
                 refuse("scrap_whereabouts", f"seat {o} has not searched the bag, so it cannot "
                        f"know that scrap {SCRAP_LETTERS[t]} is off the board")
+    for o in range(n):
+        check_counts_true(f, o)
+
+
+def check_counts_true(f: Dict[str, Any], o: int) -> None:
+    """Seat o's groups hold only scraps it cannot see, and each says truly how many of it each
+    place holds (an empty group says nothing)."""
+    n = f["n"]
+    for g in range(core.N_SCRAPS):
+        members = [t for t in range(core.N_SCRAPS) if f["group_of"][o][t] == g]
+        if any(not unseen_by(f, o, t) for t in members):
+            refuse("scrap_groups", f"seat {o} counts a scrap it sees")
+        truth = [0] * core.N_PLACES
+        for t in members:
+            truth[place_of_scrap(f, t)] += 1
+        if list(f["share"][o][g]) != truth:
+            refuse("scrap_groups", f"seat {o}'s counts of the scraps "
+                   f"{''.join(SCRAP_LETTERS[t] for t in members) or '(none)'} are not where they are")
