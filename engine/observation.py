@@ -419,6 +419,10 @@ def _kilim_fields(n: int) -> List[Field]:
     f.one_hot("scraps_held", (5,), "the observing seat's scraps held face down")
     f.one_hot("scrap_whereabouts", (5, n + 1), "per scrap the seat cannot see: the places it may "
               "be in (columns: seats, then the board)", knowledge=True)
+    f.one_hot("scrap_group_scraps", (5, 5), "the seat's groups of scraps it cannot see, in the "
+              "view's order (scrap_groups): row g, the scraps A-E of group g", knowledge=True)
+    f.count("scrap_group_counts", (5, n + 1), "row g: how many of group g each seat holds, "
+            "then the board", knowledge=True)
     return f.items
 
 
@@ -482,6 +486,11 @@ def _kilim_fill(v: Dict[str, Any], a: Dict[str, np.ndarray]) -> None:
         for letter, places in v["scrap_whereabouts"].items():
             for q in places:
                 a["scrap_whereabouts"][KILIM_CODES.index(letter), n if q == "board" else q] = 1
+        for g, group in enumerate(v["scrap_groups"]):
+            for letter in group["scraps"]:
+                a["scrap_group_scraps"][g, KILIM_CODES.index(letter)] = 1
+            a["scrap_group_counts"][g, :n] = group["held"]
+            a["scrap_group_counts"][g, n] = group["board"]
 
 
 def _kilim_grid(g: np.ndarray, kilim: Dict[str, Any]) -> None:
