@@ -286,3 +286,13 @@ def test_counts_that_no_placement_fits_still_deal_every_scrap():
         d = g.determinized(1, seed).to_json()
         assert [len(ps["scraps_held"]) for ps in d["player_state"]] == [2, 1, 2]
         assert sorted(x for ps in d["player_state"] for x in ps["scraps_held"]) == list("ABCDE")
+
+
+def test_a_view_whose_counts_fit_no_placement_is_refused():
+    """Seat 0 cannot see B, C, E: seat 1 holds one of them, seat 2 two."""
+    v = two_groups().to_json(view=0)
+    v["scrap_groups"] = [{"scraps": ["B", "C", "E"], "held": [0, 1, 2], "board": 0}]
+    assert Kilim.from_view(v).to_json(view=0)["scrap_groups"] == v["scrap_groups"]
+    v["scrap_groups"] = [{"scraps": ["B", "C", "E"], "held": [0, 0, 3], "board": 0}]
+    with pytest.raises(IllegalPositionError, match="fits both its whereabouts and its counts"):
+        Kilim.from_view(v)
