@@ -403,6 +403,7 @@ cpdef enum:
     WHERE_BOARD = 5          # knowledge bit for "on the board"
     N_PLACES = 6             # places a hidden scrap may be: seats 0-4, the board (WHERE_BOARD)
     NO_GROUP = 255           # a scrap its observer sees, or knows only by its places (group_of)
+    SEL_PLACE = 8            # forget_scraps: a scrap in hand, SEL_PLACE + its seat
 
     EV_DOMINO = 1            # information events (type << 56 | payload), hashed into ih
     EV_CHOICE = 2
@@ -2560,9 +2561,7 @@ cdef class KilimCore(GameCore):
             self.draw_fitting_scraps(o, unknown, slots, perm, nu, rng)
         for i in range(nu):
             s.scrap_loc[unknown[i]] = LOC_BOARD if perm[i] == WHERE_BOARD else LOC_HELD + perm[i]
-        for q in range(s.n):                    # Interpretation: the others' knowledge is not modelled
-            if q != o:
-                self.forget_scraps(q)
+        self.forget_scraps(o)                   # Interpretation: the others' knowledge is not modelled
         # --- piles: contents from the group's unrevealed dominoes, torn ones from the unseen
         self.resample_piles(rng)
         rng_seed(&s.chance, rng_next(rng))
@@ -2575,22 +2574,43 @@ cdef class KilimCore(GameCore):
         ih_resample(&s.ih, o, s.n, digest)
 
     @cython.final
-    cdef void forget_scraps(self, int q) noexcept:
-        """q knows its own scraps and, of the others, only how many each place holds."""
+    cdef void forget_scraps(self, int o) noexcept:
+        """Every seat but o knows its own scraps and, of the others, only how many each place
+        holds (one group of them all)."""
         cdef KilimState* s = &self.s
-        cdef int t, loc
-        memset(s.share[q], 0, sizeof(s.share[q]))
+        cdef int t, q, loc
+        cdef int place[5]                       # a seat or the board; SEL_PLACE + seat; -1 public
+        cdef u8 counts[6]
+        cdef u8 everywhere = <u8>(((1 << s.n) - 1) | (1 << WHERE_BOARD))
+        memset(counts, 0, sizeof(counts))
         for t in range(N_SCRAPS):
             loc = s.scrap_loc[t]
-            s.group_of[q][t] = NO_GROUP
-            if loc == LOC_HELD + q or loc == LOC_SEL + q:
-                s.where[q][t] = <u8>(1 << q)
-            elif loc == LOC_BOARD or (LOC_HELD <= loc < LOC_HELD + 5):
-                s.where[q][t] = <u8>(((1 << s.n) - 1) & ~(1 << q) | (1 << WHERE_BOARD))
-                s.group_of[q][t] = 0
-                s.share[q][0][WHERE_BOARD if loc == LOC_BOARD else loc - LOC_HELD] += 1
+            if loc == LOC_BOARD:
+                place[t] = WHERE_BOARD
+            elif LOC_HELD <= loc < LOC_HELD + 5:
+                place[t] = loc - LOC_HELD
+            elif LOC_SEL <= loc < LOC_SEL + 5:
+                place[t] = SEL_PLACE + loc - LOC_SEL
             else:
-                s.where[q][t] = 0
+                place[t] = -1
+            if 0 <= place[t] < N_PLACES:
+                counts[place[t]] += 1
+        for q in range(s.n):
+            if q == o:
+                continue
+            memset(s.share[q], 0, sizeof(s.share[q]))
+            memcpy(s.share[q][0], counts, sizeof(counts))
+            s.share[q][0][q] = 0                # its own: seen
+            for t in range(N_SCRAPS):
+                if place[t] == q or place[t] == SEL_PLACE + q:
+                    s.where[q][t] = <u8>(1 << q)
+                    s.group_of[q][t] = NO_GROUP
+                elif 0 <= place[t] < N_PLACES:
+                    s.where[q][t] = everywhere & ~(1 << q)
+                    s.group_of[q][t] = 0
+                else:
+                    s.where[q][t] = 0
+                    s.group_of[q][t] = NO_GROUP
 
     @cython.final
     cdef bint fits_counts(self, int o, int* unknown, int* places, int nu) noexcept:
