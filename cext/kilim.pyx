@@ -243,7 +243,7 @@ cdef inline int placement_in(int i, uint64_t h, uint64_t v, int j, int flip) noe
 # keep one with it: the tile, the occupied cells of rows and columns 0-15 in four 64-bit
 # words, where a Kilim of up to 11 rows and 12 columns (most of them) finds its placements
 # (random_place_tile); it is made when first needed, kept by each placement and dropped by
-# any other change. A Kilim takes 480 bytes (the state 3,400), where a grid of 9 masks of
+# any other change. A Kilim takes 480 bytes (the state 3,576), where a grid of 9 masks of
 # the whole frame took 16 KB (the state 81,808); a copy of the state copies only that.
 #
 # Cython is shown the extent and counts but not the rest, so that the automatic struct <->
