@@ -1100,7 +1100,7 @@ def write_knowledge(f: Dict[str, Any], n: int, learned: List[Dict[str, list]]) -
 
 def write_groups(f: Dict[str, Any], n: int, groups_by_seat: Optional[List[list]]) -> None:
     """Each seat's counts of the scraps it cannot see, as scrap_groups_by_seat gives them
-    (left out: counts_only for every seat)."""
+    (left out: each seat's default, write_seat_groups)."""
     for o in range(n):
         write_seat_groups(f, o, None if groups_by_seat is None else groups_by_seat[o],
                           ("scrap_groups_by_seat", o))
@@ -1113,12 +1113,11 @@ def write_seat_groups(f: Dict[str, Any], o: int, groups: Optional[List[Dict[str,
     in the list."""
     n = f["n"]
     given = groups is not None
+    unseen = [t for t in range(core.N_SCRAPS) if unseen_by(f, o, t)]
     if groups is None:
-        unseen = [SCRAP_LETTERS[t] for t in range(core.N_SCRAPS) if unseen_by(f, o, t)]
-        groups = [{"scraps": unseen}] if unseen else []
-    check_groups(groups, [SCRAP_LETTERS[t] for t in range(core.N_SCRAPS) if unseen_by(f, o, t)],
-                 [SCRAP_LETTERS[t] for t in range(core.N_SCRAPS)
-                  if unseen_by(f, o, t) and f["where"][o][t] >> core.WHERE_BOARD & 1],
+        groups = [{"scraps": [SCRAP_LETTERS[t] for t in unseen]}] if unseen else []
+    check_groups(groups, [SCRAP_LETTERS[t] for t in unseen],
+                 [SCRAP_LETTERS[t] for t in unseen if f["where"][o][t] >> core.WHERE_BOARD & 1],
                  n, o, path, given)
     f["group_of"][o] = [core.NO_GROUP] * core.N_SCRAPS
     f["share"][o] = [[0] * core.N_PLACES for _ in range(core.N_SCRAPS)]
@@ -1205,13 +1204,15 @@ def canonical(d: Dict[str, Any]) -> Dict[str, Any]:
         kil["scraps"] = by(lambda x: SCRAP_LETTERS.index(x[0]), kil.get("scraps"))
     for letter, places in out.get("scrap_whereabouts", {}).items():
         out["scrap_whereabouts"][letter] = by(lambda q: (q == "board", str(q)), places)
+
     def groups(gs: Any) -> Any:
-        if not isinstance(gs, list):
+        """Each group's scraps in order, the groups by their first scrap."""
+        if not isinstance(gs, list) or not all(isinstance(g, dict) for g in gs):
             return gs
         for g in gs:
-            if isinstance(g, dict):
-                g["scraps"] = by(SCRAP_LETTERS.index, g.get("scraps"))
-        return by(lambda g: SCRAP_LETTERS.index(g["scraps"][0]), gs)
+            if "scraps" in g:
+                g["scraps"] = by(SCRAP_LETTERS.index, g["scraps"])
+        return by(lambda g: SCRAP_LETTERS.index(g.get("scraps")[0]), gs)
 
     if "scrap_groups" in out:
         out["scrap_groups"] = groups(out["scrap_groups"])
