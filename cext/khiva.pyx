@@ -14,7 +14,7 @@ and `_set_fields` in the bridge, and reads the narration log with `events()`.
 Rule interpretations are marked "Interpretation" and explained in docs/rules/khiva.md.
 """
 cimport cython
-from libc.stdint cimport uint64_t, uint32_t
+from libc.stdint cimport uint64_t, uint32_t, uint16_t
 from libc.stdlib cimport realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from cext.core cimport GameCore, EventLog, MAX_MOVES, TRACK_ALL, head_fits, log_event
@@ -214,6 +214,8 @@ cpdef enum:
     ASIDE_LOC = 5            # knowledge (where): the bit for the face-down set-aside cards
     REJECTION_TRIES = 10000  # determinization: the tries of a rejection sampler before it gives up,
     REJECTION_MEAN_TRIES = 1000   # and the most it may expect to need (else: deal counts)
+    JOINT_CARDS = 8          # joint knowledge: the most cards it follows (a seat gives 4 a deal
+    JOINT_SETS = 64          # and knows at most 4 kept) and placements it keeps, or gives it up
 
 cdef struct KhivaState:
     int tracking                     # StateHead (core.pxd): these three fields first
@@ -248,6 +250,15 @@ cdef struct KhivaState:
     int turn, deal_round
     Rng chance
     u8 where[5][25]                  # where[o][c]: where observer o knows card c may be
+    # o's joint knowledge of the cards it gave that it has not seen since (3-5 players): the
+    # placements of them that fit all it saw. jcard[o][:jn[o]] the cards; jset[o][:jm[o]] the
+    # placements, card i's seat (o + 1 + (code >> 2i & 3)) % n. jlost[o]: given up (too many),
+    # where[o] alone until they fit again. Empty: jn 0, jm 1 (the one empty placement).
+    u8 jn[5]
+    u8 jm[5]
+    u8 jlost[5]
+    i8 jcard[5][8]                   # [JOINT_CARDS], [JOINT_SETS]; i8, literal sizes: Cython's
+    uint16_t jset[5][64]             # conversion mixes up nested arrays of one type (where's)
 
 # What a determinization derives from a state before its first draw (information:
 # resample). A core keeps the last one and reuses it while its inputs are the same: the search
@@ -260,6 +271,9 @@ cdef struct PlanInputs:                  # compared bytewise: zeroed before it i
     u8 where[25]                         # where[observer]
     i8 teapots[22]
     i8 carpets[15]
+    int jn, jm                           # the observer's joint knowledge (jset past jm: zero)
+    i8 jcard[8]
+    uint16_t jset[64]
 
 cdef struct DealPlan:
     PlanInputs inputs
@@ -272,6 +286,8 @@ cdef struct DealPlan:
     int stride[6]                        # a count of cards dealt to a place, in a deal count's index
     int n_counts                         # the indices of the deal counts: every count each place may hold
     bint exact                           # deal the constrained cards from the deal counts
+    bint joint                           # draw a joint placement first (cons[:inputs.jn])
+    double joint_upto[64]                # the joint placements' cumulative weights
     i8 teapots[22]                       # the piles in canonical (ascending) order
     i8 carpets[15]
 
@@ -521,7 +537,10 @@ cdef class KhivaCore(GameCore):
         """Everyone reveals the played card(s); the given card(s) reach the left neighbour."""
         cdef KhivaState* s = &self.s
         cdef int p, left
+        cdef int held[5]
         if s.tracking == TRACK_ALL:
+            for p in range(s.n):
+                held[p] = popcount(self.holdings(p))
             self.learn_gifts()
         for p in range(s.n):
             left = (p + 1) % s.n
@@ -532,9 +551,16 @@ cdef class KhivaCore(GameCore):
                 ih_public(&s.ih, (<uint64_t>EV_PLAYED << 56) | (<uint64_t>p << 32) | s.sel_play[p])
                 ih_private(&s.ih, (1u << p) | (1u << left),
                            (<uint64_t>EV_GIFT << 56) | (<uint64_t>p << 32) | s.sel_give[p])
+        if s.tracking == TRACK_ALL and not s.duel:
+            for p in range(s.n):
+                self.learn_joint(p, held)
         for p in range(s.n):
             s.sel_play[p] = 0
             s.sel_give[p] = 0
+        if s.tracking == TRACK_ALL:
+            for p in range(s.n):
+                if s.jlost[p]:
+                    self.joint_from_where(p)
         s.act_camel = 0
         s.act_stage = ST_RESOLVE
         s.phase = PH_ACTIVATE
@@ -790,6 +816,10 @@ cdef class KhivaCore(GameCore):
             for c in range(N_CARDS):
                 if first or (pool >> c) & 1 or s.where[o][c] & (1 << ASIDE_LOC):
                     s.where[o][c] = self.all_places(o)
+            if first:
+                self.forget_joint(o)
+            else:
+                self.sync_joint(o)
 
     @cython.final
     cdef void learn_kept_cards(self, int o, uint32_t pool) noexcept:
@@ -869,6 +899,273 @@ cdef class KhivaCore(GameCore):
     cdef uint32_t holdings(self, int q) noexcept:
         return self.s.hand[q] | self.s.sel_play[q] | self.s.sel_give[q]
 
+    # ------------------------------------------------------------ joint knowledge (3-5 players)
+    # The masks above know each card on its own. A seat knows more of the cards it gave:
+    # each hidden gift moves exactly one card, a seat gives from what it holds, and a deal
+    # ends with one card in every hand. So it keeps the placements of those cards that fit
+    # everything it saw (docs/rules/khiva.md, 15), and where[o] is their projection.
+    @cython.final
+    cdef inline int joint_seat(self, int o, uint16_t a, int i) noexcept:
+        return (o + 1 + ((a >> (2 * i)) & 3)) % self.s.n
+
+    @cython.final
+    cdef inline uint16_t joint_code(self, int o, int seat, int i) noexcept:
+        return <uint16_t>(((seat - o - 1 + self.s.n) % self.s.n) << (2 * i))
+
+    @cython.final
+    cdef void forget_joint(self, int o) noexcept:
+        """o follows no card jointly: the one empty placement."""
+        self.s.jn[o] = 0
+        self.s.jm[o] = 1
+        self.s.jset[o][0] = 0
+        self.s.jlost[o] = 0
+
+    @cython.final
+    cdef int joint_index(self, int o, int c) noexcept:
+        cdef int i
+        for i in range(self.s.jn[o]):
+            if self.s.jcard[o][i] == c:
+                return i
+        return -1
+
+    @cython.final
+    cdef void learn_joint(self, int o, int* held) noexcept:
+        """At a reveal (hands updated, choices not yet cleared), o's placements move on: each
+        seat played its card where the placement has it; each hidden gift between two others
+        is one card the giver held, a followed one or one o cannot follow (if the giver had
+        one); the gift o got was the giver's; hands then hold one card fewer. The cards seen
+        leave, o's gift joins (with its left neighbour). held: each seat's cards before."""
+        cdef KhivaState* s = &self.s
+        cdef int n = s.n, k = s.jn[o], q, i, j, m = 0, nk = 0
+        cdef int keep[JOINT_CARDS]
+        cdef uint16_t out[JOINT_SETS]
+        cdef uint32_t played = 0, gone
+        cdef int given = lowest_bit(s.sel_give[o])
+        if s.jlost[o]:
+            return                            # reveal() tries again once the choices are cleared
+        for q in range(n):
+            played |= s.sel_play[q]
+        gone = played | s.sel_give[(o + n - 1) % n]
+        for i in range(k):
+            if not (gone >> s.jcard[o][i]) & 1:
+                keep[nk] = i
+                nk += 1
+        if nk + 1 > JOINT_CARDS:
+            self.give_up_joint(o)
+            return
+        for j in range(s.jm[o]):
+            if not self.joint_moves(o, s.jset[o][j], s.jset[o][j], held, 0, keep, nk, out, &m):
+                self.give_up_joint(o)
+                return
+        for i in range(nk):
+            s.jcard[o][i] = s.jcard[o][keep[i]]
+        s.jcard[o][nk] = given
+        s.jn[o] = nk + 1
+        s.jm[o] = m
+        memcpy(s.jset[o], out, m * sizeof(uint16_t))
+        self.sync_joint(o)
+
+    @cython.final
+    cdef void sort_joint(self, int o) noexcept:
+        """o's followed cards in ascending order (the placements' codes to match), and the
+        placements by code: the knowledge has one form however it was reached (in play, or
+        loaded in any order), and so do the worlds drawn from it."""
+        cdef KhivaState* s = &self.s
+        cdef int k = s.jn[o], i, j, t
+        cdef int order[JOINT_CARDS]
+        cdef i8 cards[JOINT_CARDS]
+        cdef uint16_t a, b
+        for i in range(k):
+            order[i] = i
+        for i in range(1, k):                 # insertion sort by card: at most 8
+            t = order[i]
+            j = i
+            while j > 0 and s.jcard[o][order[j - 1]] > s.jcard[o][t]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = t
+        for i in range(k):
+            cards[i] = s.jcard[o][order[i]]
+        for j in range(s.jm[o]):
+            a = s.jset[o][j]
+            b = 0
+            for i in range(k):
+                b |= ((a >> (2 * order[i])) & 3) << (2 * i)
+            s.jset[o][j] = b
+        memcpy(s.jcard[o], cards, k)
+        for i in range(1, s.jm[o]):           # insertion sort of the codes: at most 64
+            a = s.jset[o][i]
+            j = i
+            while j > 0 and s.jset[o][j - 1] > a:
+                s.jset[o][j] = s.jset[o][j - 1]
+                j -= 1
+            s.jset[o][j] = a
+
+    @cython.final
+    cdef bint joint_moves(self, int o, uint16_t a, uint16_t b, int* held, int q,
+                          int* keep, int nk, uint16_t* out, int* m) noexcept:
+        """Every way placement a goes through this reveal, from seat q on, added to out: b is
+        a with the hidden gifts of the seats before q made. False if out would overflow."""
+        cdef KhivaState* s = &self.s
+        cdef int n = s.n, k = s.jn[o], i, left, mine = 0
+        if q == n:
+            return self.joint_keep(o, b, held, keep, nk, out, m)
+        if q == o:
+            return self.joint_moves(o, a, b, held, q + 1, keep, nk, out, m)
+        left = (q + 1) % n
+        for i in range(k):
+            if (s.sel_play[q] >> s.jcard[o][i]) & 1:
+                if self.joint_seat(o, a, i) != q:
+                    return True               # q played it: a has it elsewhere
+            elif self.joint_seat(o, a, i) == q:
+                mine += 1
+        if mine + 1 > held[q]:
+            return True                       # q held more followed cards than cards
+        if left == o:                         # the gift o got, seen
+            i = self.joint_index(o, lowest_bit(s.sel_give[q]))
+            if i >= 0:
+                if self.joint_seat(o, a, i) != q:
+                    return True
+            elif held[q] - mine - 1 < 1:
+                return True                   # q had only followed cards left to give
+            return self.joint_moves(o, a, b, held, q + 1, keep, nk, out, m)
+        if held[q] - mine - 1 >= 1:           # q gave a card o does not follow
+            if not self.joint_moves(o, a, b, held, q + 1, keep, nk, out, m):
+                return False
+        for i in range(k):                    # or one it follows, which reaches q's left
+            if self.joint_seat(o, a, i) == q and not (s.sel_play[q] >> s.jcard[o][i]) & 1:
+                if not self.joint_moves(o, a, (b & ~(<uint16_t>3 << (2 * i)))
+                                        | self.joint_code(o, left, i),
+                                        held, q + 1, keep, nk, out, m):
+                    return False
+        return True
+
+    @cython.final
+    cdef bint joint_keep(self, int o, uint16_t a, int* held, int* keep, int nk,
+                         uint16_t* out, int* m) noexcept:
+        """Placement a after the reveal, re-indexed to the cards kept, o's gift added, if every
+        hand (one card fewer now) holds its followed cards; once. False on overflow."""
+        cdef KhivaState* s = &self.s
+        cdef int count[5]
+        cdef int i, seat, j
+        cdef uint16_t b = 0
+        for i in range(s.n):
+            count[i] = 0
+        for j in range(nk):
+            seat = self.joint_seat(o, a, keep[j])
+            count[seat] += 1
+            if count[seat] > held[seat] - 1:
+                return True
+            b |= self.joint_code(o, seat, j)
+        seat = (o + 1) % s.n
+        count[seat] += 1
+        if count[seat] > held[seat] - 1:
+            return True
+        b |= self.joint_code(o, seat, nk)
+        for j in range(m[0]):
+            if out[j] == b:
+                return True
+        if m[0] == JOINT_SETS:
+            return False
+        out[m[0]] = b
+        m[0] += 1
+        return True
+
+    @cython.final
+    cdef void give_up_joint(self, int o) noexcept:
+        """Too many placements to keep: where[o] alone, until they fit again."""
+        self.s.jlost[o] = 1
+        self.s.jn[o] = 0
+        self.s.jm[o] = 1
+        self.s.jset[o][0] = 0
+
+    @cython.final
+    cdef uint32_t followed_cards(self, int o) noexcept:
+        """The cards o's masks place with other seats only (never aside): those it gave."""
+        cdef KhivaState* s = &self.s
+        cdef uint32_t seen = self.holdings(o) | s.discard | s.aside_up
+        cdef uint32_t cards = 0
+        cdef int c
+        for c in range(N_CARDS):
+            if not (seen >> c) & 1 and not s.where[o][c] & (1 << ASIDE_LOC):
+                cards |= 1u << c
+        return cards
+
+    @cython.final
+    cdef void joint_from_where(self, int o) noexcept:
+        """o's joint knowledge rebuilt from its masks alone: every placement of the cards it
+        follows within them (the product), if it fits; else still given up."""
+        cdef KhivaState* s = &self.s
+        cdef uint32_t cards = self.followed_cards(o)
+        cdef int k = popcount(cards), total = 1, i = 0, c
+        if k > JOINT_CARDS:
+            self.give_up_joint(o)
+            return
+        for c in range(N_CARDS):
+            if (cards >> c) & 1:
+                total *= popcount(s.where[o][c] & ((1 << s.n) - 1) & ~(1 << o))
+                if total > JOINT_SETS:
+                    self.give_up_joint(o)
+                    return
+        self.forget_joint(o)
+        if total == 0:
+            return                            # broken knowledge: nothing followed jointly
+        for c in range(N_CARDS):
+            if (cards >> c) & 1:
+                s.jcard[o][i] = c
+                i += 1
+        s.jn[o] = k
+        s.jm[o] = 0
+        self.joint_product(o, 0, 0)
+        self.sort_joint(o)
+
+    @cython.final
+    cdef void joint_product(self, int o, int i, uint16_t a) noexcept:
+        """Adds every placement of the followed cards i.. within o's masks, a the seats so far."""
+        cdef KhivaState* s = &self.s
+        cdef int q
+        if i == s.jn[o]:
+            s.jset[o][s.jm[o]] = a
+            s.jm[o] += 1
+            return
+        for q in range(s.n):
+            if (s.where[o][s.jcard[o][i]] >> q) & 1 and q != o:
+                self.joint_product(o, i + 1, a | self.joint_code(o, q, i))
+
+    @cython.final
+    cdef void sync_joint(self, int o) noexcept:
+        """Placements outside o's masks dropped; each mask narrowed to the seats some
+        placement gives its card."""
+        cdef KhivaState* s = &self.s
+        cdef int i, j, m = 0
+        cdef uint16_t a
+        cdef u8 reach[JOINT_CARDS]
+        cdef bint fits
+        if s.jlost[o]:
+            self.joint_from_where(o)
+            return
+        for i in range(s.jn[o]):
+            reach[i] = 0
+        for j in range(s.jm[o]):
+            a = s.jset[o][j]
+            fits = True
+            for i in range(s.jn[o]):
+                if not (s.where[o][s.jcard[o][i]] >> self.joint_seat(o, a, i)) & 1:
+                    fits = False
+                    break
+            if fits:
+                s.jset[o][m] = a
+                m += 1
+                for i in range(s.jn[o]):
+                    reach[i] |= <u8>(1 << self.joint_seat(o, a, i))
+        if m == 0:
+            self.joint_from_where(o)          # broken knowledge (a loaded position): start again
+            return
+        s.jm[o] = m
+        for i in range(s.jn[o]):
+            s.where[o][s.jcard[o][i]] &= reach[i]
+        self.sort_joint(o)
+
     @cython.final
     cdef void resample(self, int o, Rng* rng) noexcept:
         """Redraw every card, pile order and future chance `o` cannot see.
@@ -893,7 +1190,9 @@ cdef class KhivaCore(GameCore):
             new_hold[q] = 0
         # constrained cards: by rejection, unless that would take too many tries (then, or
         # when every try failed, from the deal counts)
-        if plan.exact or not self.place_by_rejection(plan, rng, perm):
+        if plan.joint:
+            self.deal_joint(plan, rng, perm)
+        elif plan.exact or not self.place_by_rejection(plan, rng, perm):
             self.deal_from_counts(plan, rng, perm)
         for i in range(n_cons):
             new_hold[slot_place[perm[i]]] |= 1u << cons[i]
@@ -917,6 +1216,7 @@ cdef class KhivaCore(GameCore):
                 s.hand[q] = new_hold[q]
             for c in range(N_CARDS):          # Interpretation: others' knowledge is not modelled
                 s.where[q][c] = self.all_places(q)
+            self.forget_joint(q)
             digest[q] = mix64(s.hand[q] ^ mix64(s.sel_play[q] ^ mix64(<uint64_t>s.sel_give[q] + 1)))
         s.aside_down = new_hold[ASIDE_LOC]
         # face-down piles: nobody knows their order (shuffled from their canonical order; the
@@ -985,24 +1285,57 @@ cdef class KhivaCore(GameCore):
         memcpy(inputs.where, s.where[o], N_CARDS)
         memcpy(inputs.teapots, s.teapots, N_TEAPOTS)
         memcpy(inputs.carpets, s.carpets, N_CARPETS)
+        if s.jn[o] > 0:
+            inputs.jn, inputs.jm = s.jn[o], s.jm[o]
+            memcpy(inputs.jcard, s.jcard[o], JOINT_CARDS)
+            memcpy(inputs.jset, s.jset[o], s.jm[o] * sizeof(uint16_t))
 
     @cython.final
     cdef void make_plan(self, DealPlan* plan) noexcept:
         """The slots to fill (place by place), the unknown cards split into those the
         observer's knowledge constrains and the free ones, and the piles in canonical order."""
         cdef PlanInputs* inputs = &plan.inputs
-        cdef int q, c, i
-        cdef u8 places = 0
-        plan.n_slots = plan.n_cons = plan.n_free = 0
+        cdef int q, i
+        plan.n_slots = 0
         for q in range(6):
             plan.first_slot[q] = plan.n_slots
             for i in range(inputs.cap[q]):
                 plan.slot_place[plan.n_slots] = q
                 plan.n_slots += 1
+        self.split_cards(plan, 0)
+        plan.exact = plan.joint = False
+        plan.n_counts = 0                     # no deal counts (yet)
+        if self.joint_binds(plan):
+            self.split_cards(plan, plan.inputs.jn)
+            plan.joint = self.weigh_joint(plan)
+            if not plan.joint:
+                self.split_cards(plan, 0)
+        if plan.n_cons > 0 and not plan.joint:
+            self.choose_sampler(plan)
+        memcpy(plan.teapots, inputs.teapots, N_TEAPOTS)
+        sort_bytes(plan.teapots, inputs.n_teapots)
+        memcpy(plan.carpets, inputs.carpets, N_CARPETS)
+        sort_bytes(plan.carpets, inputs.n_carpets)
+
+    @cython.final
+    cdef void split_cards(self, DealPlan* plan, int joint) noexcept:
+        """The unknown cards split into those the observer's knowledge constrains (cons) and
+        the free ones; joint > 0: the cards of its joint knowledge first, all constrained."""
+        cdef PlanInputs* inputs = &plan.inputs
+        cdef int q, c, i
+        cdef uint32_t first = 0
+        cdef u8 places = 0
+        plan.n_cons = plan.n_free = 0
+        for q in range(6):
             if inputs.cap[q] > 0:
                 places |= <u8>(1 << q)
+        for i in range(joint):
+            first |= 1u << inputs.jcard[i]
+            plan.cons[plan.n_cons] = inputs.jcard[i]
+            plan.cons_slots[plan.n_cons] = 0  # not read: a joint placement places them
+            plan.n_cons += 1
         for c in range(N_CARDS):
-            if (inputs.unknown >> c) & 1:
+            if (inputs.unknown >> c) & 1 and not (first >> c) & 1:
                 if (inputs.where[c] & places) != places:
                     plan.cons[plan.n_cons] = c
                     plan.cons_slots[plan.n_cons] = 0
@@ -1013,14 +1346,89 @@ cdef class KhivaCore(GameCore):
                 else:
                     plan.free_cards[plan.n_free] = c
                     plan.n_free += 1
-        plan.exact = False
-        plan.n_counts = 0                     # no deal counts (yet)
-        if plan.n_cons > 0:
-            self.choose_sampler(plan)
-        memcpy(plan.teapots, inputs.teapots, N_TEAPOTS)
-        sort_bytes(plan.teapots, inputs.n_teapots)
-        memcpy(plan.carpets, inputs.carpets, N_CARPETS)
-        sort_bytes(plan.carpets, inputs.n_carpets)
+
+    @cython.final
+    cdef bint joint_binds(self, DealPlan* plan) noexcept:
+        """Whether the joint knowledge rules out a placement that the cards' masks and the
+        seats' hand sizes allow (else the masks sample the same worlds, with the same draws as
+        without it: at 3 players they always do, as each seat's hand size already ties them)."""
+        cdef PlanInputs* inputs = &plan.inputs
+        cdef int held[6]
+        cdef int i
+        if inputs.jn == 0:
+            return False
+        for i in range(inputs.jn):
+            if not (inputs.unknown >> inputs.jcard[i]) & 1:
+                return False                  # broken knowledge (cannot happen in play)
+        for i in range(6):
+            held[i] = 0
+        return self.count_fits(plan, 0, held, inputs.jm + 1) > inputs.jm
+
+    @cython.final
+    cdef int count_fits(self, DealPlan* plan, int i, int* held, int limit) noexcept:
+        """The placements of followed cards i.. within their masks and the seats' room (held:
+        the cards placed so far), counted up to limit."""
+        cdef PlanInputs* inputs = &plan.inputs
+        cdef int q, total = 0
+        if i == inputs.jn:
+            return 1
+        for q in range(5):
+            if (inputs.where[inputs.jcard[i]] >> q) & 1 and held[q] < inputs.cap[q]:
+                held[q] += 1
+                total += self.count_fits(plan, i + 1, held, limit - total)
+                held[q] -= 1
+                if total >= limit:
+                    break
+        return total
+
+    @cython.final
+    cdef bint weigh_joint(self, DealPlan* plan) noexcept:
+        """Each joint placement weighed by the deals that complete it: its cards' ways into
+        their seats' slots times the deal counts of the other constrained cards from there.
+        False if there are none (or no memory for the counts)."""
+        cdef PlanInputs* inputs = &plan.inputs
+        cdef int* cap = inputs.cap
+        cdef int held[6]
+        cdef int j, i, q, u
+        cdef double w, total = 0.0
+        if self.count_deals(plan) < 0:
+            return False
+        for j in range(inputs.jm):
+            for q in range(6):
+                held[q] = 0
+            w = 1.0
+            u = 0
+            for i in range(inputs.jn):
+                q = self.joint_seat(inputs.observer, inputs.jset[j], i)
+                w *= cap[q] - held[q]         # 0 once a seat has no slot left
+                held[q] += 1
+                if held[q] <= cap[q]:
+                    u += plan.stride[q]
+            if w > 0:
+                w *= self.deals[inputs.jn * plan.n_counts + u]
+            total += w
+            plan.joint_upto[j] = total
+        return total > 0
+
+    @cython.final
+    cdef void deal_joint(self, DealPlan* plan, Rng* rng, int* perm) noexcept:
+        """A joint placement drawn by its weight (weigh_joint), its cards into their seats'
+        next slots, then the other constrained cards from the deal counts: a uniform draw
+        among the deals the whole knowledge allows."""
+        cdef PlanInputs* inputs = &plan.inputs
+        cdef int held[6]
+        cdef int j = 0, i, q, u = 0
+        cdef double r = rng_unit(rng) * plan.joint_upto[inputs.jm - 1]
+        while j < inputs.jm - 1 and plan.joint_upto[j] <= r:
+            j += 1
+        for q in range(6):
+            held[q] = 0
+        for i in range(inputs.jn):
+            q = self.joint_seat(inputs.observer, inputs.jset[j], i)
+            perm[i] = plan.first_slot[q] + held[q]
+            held[q] += 1
+            u += plan.stride[q]
+        self.deal_rest(plan, rng, perm, inputs.jn, held, u)
 
     @cython.final
     cdef void choose_sampler(self, DealPlan* plan) noexcept:
@@ -1096,17 +1504,25 @@ cdef class KhivaCore(GameCore):
         """Each constrained card's place drawn in turn, in proportion to the placements that
         complete it (count_deals): a uniform draw among them. A card takes the next slot of
         its place; the slots left follow in order (the free cards are shuffled into them)."""
-        cdef int* cap = plan.inputs.cap
-        cdef u8* where = plan.inputs.where
         cdef int held[6]
-        cdef int i, q, chosen, k, u = 0
-        cdef double r, w
-        cdef double* after
+        cdef int q
         if plan.n_counts == 0:
             return                            # not counted (no memory): perm stays as it is
         for q in range(6):
             held[q] = 0
-        for i in range(plan.n_cons):
+        self.deal_rest(plan, rng, perm, 0, held, 0)
+
+    @cython.final
+    cdef void deal_rest(self, DealPlan* plan, Rng* rng, int* perm, int start, int* held,
+                        int u) noexcept:
+        """deal_from_counts from constrained card `start` on, the places holding held
+        (their deal-count index u)."""
+        cdef int* cap = plan.inputs.cap
+        cdef u8* where = plan.inputs.where
+        cdef int i, q, chosen, k
+        cdef double r, w
+        cdef double* after
+        for i in range(start, plan.n_cons):
             after = self.deals + (i + 1) * plan.n_counts
             r = rng_unit(rng) * self.deals[i * plan.n_counts + u]
             chosen = -1
@@ -1145,6 +1561,19 @@ cdef class KhivaCore(GameCore):
         if plan.n_counts == 0:
             raise MemoryError("no memory for the deal counts")
         return self.deals[0] / placements_tried(plan)
+
+    def _settle_joint(self) -> None:
+        """After a loader wrote the fields: each seat's joint knowledge filtered by its masks
+        and the masks narrowed to it; a seat whose jlost is set (no joint knowledge given)
+        rebuilt from its masks alone. The loader has checked the fields first."""
+        cdef int o
+        if not 2 <= self.s.n <= 5:
+            return                            # not a Khiva state (check_invariants says so)
+        for o in range(self.s.n):
+            if self.s.duel:
+                self.forget_joint(o)
+            else:
+                self.sync_joint(o)
 
     @cython.boundscheck(True)
     def _set_fields(self, dict fields not None) -> None:
