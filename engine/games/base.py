@@ -184,6 +184,7 @@ class CheckedGame:
             st._set_fields(fields)
         except (TypeError, ValueError, OverflowError, IndexError, KeyError) as e:
             raise ViewError(f"(root): a value does not fit the {cls.title} state: {e}") from None
+        st._settle()
         st.check_invariants()
         if st.to_move >= 0 and not st.legal_moves():
             raise IllegalPositionError(f"to_move: seat {st.to_move} has no legal move")
@@ -210,6 +211,10 @@ class CheckedGame:
     @classmethod
     def _check_setting(cls, d: Dict[str, Any]) -> None:
         """Checks of the game's setting before its fields are built (default: none)."""
+
+    def _settle(self) -> None:
+        """Knowledge the core derives once a load has written the fields, before the
+        invariants are checked (default: none)."""
 
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """The viewer's knowledge and information hashes as the view gives them (default:

@@ -179,8 +179,9 @@ class Khiva(CheckedGame, KhivaCore):
     The rules are the C core's; this class adds notation, JSON, views, text and checks."""
 
     DERIVED = DERIVED
-    SEAT_LISTS = ("player_state", "whereabouts_by_seat")
-    DEFAULTED = frozenset({"seed", "whereabouts_by_seat"})   # default: nothing learned yet
+    SEAT_LISTS = ("player_state", "whereabouts_by_seat", "joint_whereabouts_by_seat")
+    DEFAULTED = frozenset({"seed", "whereabouts_by_seat",    # default: nothing learned yet
+                           "joint_whereabouts_by_seat"})
 
     PHASES = {**PHASES, core.PH_ACTIVATE: "activate"}    # activate: only inside a move
 
@@ -233,10 +234,16 @@ class Khiva(CheckedGame, KhivaCore):
             out["teapot_pile"] = f["teapots"][:f["n_teapots"]]
             out["carpet_pile"] = [carpet_text(c) for c in f["carpets"][:f["n_carpets"]]]
             out["whereabouts_by_seat"] = [self.whereabouts(f, o) for o in range(n)]
+            joint = [joint_whereabouts(f, o) for o in range(n)]
+            if any(joint):
+                out["joint_whereabouts_by_seat"] = joint
             return out
         del out["seed"]                            # the deal seed would give away every card
         out["view"] = view
         out["card_whereabouts"] = self.whereabouts(f, view)
+        joint = joint_whereabouts(f, view)
+        if joint:
+            out["joint_whereabouts"] = joint
         # public by counting: what is left in the face-down teapot pile
         out["teapot_pile_contents"] = sorted(f["teapots"][:f["n_teapots"]])
         return out
@@ -260,10 +267,14 @@ class Khiva(CheckedGame, KhivaCore):
         """Information hashes of seat o as the view gives them (no history)."""
         f = self._fields()
         n, o = f["n"], v["view"]
-        public = stable_hash({k: x for k, x in v.items() if k not in ("card_whereabouts", "view")})
+        public = stable_hash({k: x for k, x in v.items()
+                              if k not in ("card_whereabouts", "joint_whereabouts", "view")})
         mine = v["player_state"][o]
-        private = stable_hash([{k: mine[k] for k in ("hand", "chosen_play", "chosen_give")},
-                               v["card_whereabouts"]])
+        known = [{k: mine[k] for k in ("hand", "chosen_play", "chosen_give")},
+                 v["card_whereabouts"]]
+        if "joint_whereabouts" in v:                  # left out: the hash it always had
+            known.append(v["joint_whereabouts"])
+        private = stable_hash(known)
         f["ih"]["public"] = public
         f["ih"]["n_public"] = 0
         for a in range(n):
@@ -295,6 +306,11 @@ class Khiva(CheckedGame, KhivaCore):
         _check_tokens(f, n, phase)
         _check_opening(f, n, phase)
         _check_knowledge(f, n)
+
+    def _settle(self) -> None:
+        """After a load wrote the fields: each seat's joint knowledge and masks made to agree
+        (a seat given none rebuilds it from its masks: cext/khiva.pyx, _settle_joint)."""
+        self._settle_joint()
 
     # ------------------------------------------------------------ text
     def render(self, viewer: Optional[int] = None) -> str:
@@ -392,6 +408,141 @@ def activations(entries: List[tuple], n: int) -> List[Dict[str, Any]]:
     return out
 
 
+# ================================================================ joint knowledge
+# A seat's joint knowledge (cext/khiva.pyx, KhivaState.jn ... jset): the cards it gave away and
+# has not seen since, and the placements of them (one seat per card) that fit all it saw. The
+# C code of a placement gives card i the seat (o + 1 + (code >> 2i & 3)) % n.
+JOINT_CARDS, JOINT_SETS = core.JOINT_CARDS, core.JOINT_SETS
+
+Joint = Tuple[List[int], List[Tuple[int, ...]]]     # card ids, placements (a seat per card)
+
+
+def joint_seat(n: int, o: int, code: int, i: int) -> int:
+    """The seat placement `code` of seat o gives its card i."""
+    return (o + 1 + (code >> 2 * i & 3)) % n
+
+
+def joint_code(n: int, o: int, seats: Tuple[int, ...]) -> int:
+    """The C code of seat o's placement `seats` (a seat other than o per card)."""
+    return sum((q - o - 1) % n << 2 * i for i, q in enumerate(seats))
+
+
+def joint_of_fields(f: Dict[str, Any], o: int) -> Joint:
+    """Seat o's joint knowledge in the C fields: its cards and placements, in the C order
+    (cards by id, placements by code: the core keeps them sorted)."""
+    n, k = f["n"], f["jn"][o]
+    cards = list(f["jcard"][o][:k])
+    codes = f["jset"][o][:f["jm"][o]]
+    placements = [tuple(joint_seat(n, o, a, i) for i in range(k)) for a in codes]
+    return cards, placements
+
+
+def is_binding(placements: List[Tuple[int, ...]], k: int) -> bool:
+    """Whether placements of k cards say more than each card's seats alone: fewer of them
+    than the product of the number of seats each card has in them."""
+    product = 1
+    for i in range(k):
+        product *= len({p[i] for p in placements})
+    return k > 0 and len(placements) < product
+
+
+def joint_whereabouts(f: Dict[str, Any], o: int) -> Optional[Dict[str, list]]:
+    """Seat o's joint knowledge as JSON (`{"cards": [...], "placements": [[seat, ...], ...]}`,
+    in the C order), or None when it binds nothing beyond the per-card whereabouts."""
+    if f["jlost"][o]:
+        return None
+    cards, placements = joint_of_fields(f, o)
+    if not is_binding(placements, len(cards)):
+        return None
+    return {"cards": [card_text(c) for c in cards], "placements": [list(p) for p in placements]}
+
+
+def _is_int(x: Any) -> bool:
+    return type(x) is int
+
+
+def _joint_shape(joint: Any, path: tuple) -> None:
+    """ViewError unless `joint` is shaped as the schemas say (types, lengths, no other keys)."""
+    if not isinstance(joint, dict) or set(joint) != {"cards", "placements"}:
+        fail(path, "expected an object with exactly the keys 'cards' and 'placements'")
+    cards, placements = joint["cards"], joint["placements"]
+    if not isinstance(cards, list) or not 1 <= len(cards) <= JOINT_CARDS:
+        fail(path + ("cards",), f"expected a list of 1 to {JOINT_CARDS} cards")
+    if not isinstance(placements, list) or not 1 <= len(placements) <= JOINT_SETS:
+        fail(path + ("placements",), f"expected a list of 1 to {JOINT_SETS} placements")
+    for j, seats in enumerate(placements):
+        if not isinstance(seats, list) or len(seats) != len(cards) \
+                or not all(_is_int(q) for q in seats):
+            fail(path + ("placements", j), f"expected a list of {len(cards)} seat numbers "
+                 "(one per card)")
+
+
+def _joint_cards(cards: list, o: int, seen: int, path: tuple) -> List[int]:
+    """The ids of a joint knowledge's cards: distinct cards seat o cannot see."""
+    ids = []
+    for i, text in enumerate(cards):
+        try:
+            c = parse_card(text)
+        except ViewError as e:
+            fail(path + ("cards", i), str(e))
+        if c in ids:
+            fail(path + ("cards", i), f"card {text} is listed twice")
+        if seen >> c & 1:
+            fail(path + ("cards", i), f"seat {o} sees card {text}: it follows no such card")
+        ids.append(c)
+    return ids
+
+
+def _joint_placement(seats: list, ids: List[int], n: int, o: int, known: Dict[str, list],
+                     holding: Dict[int, int], path: tuple) -> Tuple[int, ...]:
+    """One placement, checked: each seat another seat in range, one the card's whereabouts
+    allow (a card not in them: any other seat), and no seat with more of the cards than it
+    holds hidden cards."""
+    for i, q in enumerate(seats):
+        if not 0 <= q < n or q == o:
+            fail(path + (i,), f"{q!r} is no seat other than seat {o} in a {n}-player game")
+        places = known.get(card_text(ids[i]))
+        if places is not None and q not in places:
+            fail(path + (i,), f"seat {o}'s whereabouts of {card_text(ids[i])} leave out seat {q}",
+                 IllegalPositionError)
+    for q in set(seats):
+        if seats.count(q) > holding[q]:
+            fail(path, f"seat {q} holds {holding[q]} hidden cards, not {seats.count(q)}",
+                 IllegalPositionError)
+    return tuple(seats)
+
+
+def check_joint(joint: Any, n: int, o: int, seen: int, known: Dict[str, list],
+                holding: Dict[int, int], path: tuple) -> Joint:
+    """Seat o's joint knowledge as given (JSON), checked in full before it reaches the C
+    state: its card ids and placements. `seen`: the cards o sees; `known`: o's per-card
+    whereabouts; `holding`: each other seat's hidden cards (hand and chosen cards)."""
+    if n == 2:
+        fail(path, "a duel keeps no joint knowledge")
+    _joint_shape(joint, path)
+    ids = _joint_cards(joint["cards"], o, seen, path)
+    placements: List[Tuple[int, ...]] = []
+    for j, seats in enumerate(joint["placements"]):
+        p = _joint_placement(seats, ids, n, o, known, holding, path + ("placements", j))
+        if p in placements:
+            fail(path + ("placements", j), f"placement {list(p)} is listed twice")
+        placements.append(p)
+    return ids, placements
+
+
+def write_joint(f: Dict[str, Any], o: int, joint: Optional[Joint]) -> None:
+    """Seat o's joint knowledge into the C fields; None: given up (jlost), so that the core
+    rebuilds it from o's masks (_settle_joint)."""
+    cards, placements = joint if joint is not None else ([], [()])
+    n = f["n"]
+    f["jn"][o] = len(cards)
+    f["jm"][o] = len(placements)
+    f["jlost"][o] = int(joint is None)
+    f["jcard"][o] = cards + [0] * (JOINT_CARDS - len(cards))
+    codes = [joint_code(n, o, p) for p in placements]
+    f["jset"][o] = codes + [0] * (JOINT_SETS - len(codes))
+
+
 # ================================================================ JSON -> C fields
 def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
     """Fill the C fields `f` (those of a fresh deal) from the full-state dict `d`."""
@@ -446,6 +597,22 @@ def write_fields(f: Dict[str, Any], d: Dict[str, Any]) -> None:
                                            ("whereabouts_by_seat", o)).items():
             f["where"][o][parse_card(card)] = sum(
                 1 << (core.ASIDE_LOC if q == "aside" else q) for q in places)
+    write_joints(f, d)
+
+
+def write_joints(f: Dict[str, Any], d: Dict[str, Any]) -> None:
+    """Each seat's joint knowledge from `joint_whereabouts_by_seat`, checked; a seat given
+    none (null, or the key left out) rebuilds it from its masks once the fields are set."""
+    n = d["players"]
+    known = d.get("whereabouts_by_seat", [{}] * n)
+    holding = {p: popcount(f["hand"][p] | f["sel_play"][p] | f["sel_give"][p]) for p in range(n)}
+    public = f["discard"] | f["aside_up"]
+    for o, joint in enumerate(d.get("joint_whereabouts_by_seat", [None] * n)):
+        if joint is not None:
+            own = f["hand"][o] | f["sel_play"][o] | f["sel_give"][o]
+            joint = check_joint(joint, n, o, own | public, known[o], holding,
+                                ("joint_whereabouts_by_seat", o))
+        write_joint(f, o, joint)
 
 
 # ================================================================ views
@@ -474,10 +641,54 @@ def canonical(d: Dict[str, Any]) -> Dict[str, Any]:
         out["teapot_pile_contents"] = sorted(out["teapot_pile_contents"])
     n = out.get("players")
     if "card_whereabouts" in out:
-        out["card_whereabouts"] = canonical_whereabouts(out["card_whereabouts"], n, out["view"])
+        known = narrowed_by_joint(out["card_whereabouts"], out.get("joint_whereabouts"))
+        out["card_whereabouts"] = canonical_whereabouts(known, n, out["view"])
     if "whereabouts_by_seat" in out:
-        out["whereabouts_by_seat"] = [canonical_whereabouts(w, n, o)
-                                      for o, w in enumerate(out["whereabouts_by_seat"])]
+        joints = out.get("joint_whereabouts_by_seat", [None] * len(out["whereabouts_by_seat"]))
+        out["whereabouts_by_seat"] = [canonical_whereabouts(narrowed_by_joint(w, j), n, o)
+                                      for o, (w, j) in enumerate(zip(out["whereabouts_by_seat"],
+                                                                     joints))]
+    if "joint_whereabouts" in out:
+        joint = canonical_joint(out["joint_whereabouts"], n, out.get("view"))
+        if joint is None:
+            del out["joint_whereabouts"]
+        else:
+            out["joint_whereabouts"] = joint
+    if isinstance(out.get("joint_whereabouts_by_seat"), list):
+        joints = [canonical_joint(j, n, o) for o, j in enumerate(out["joint_whereabouts_by_seat"])]
+        if any(joints):
+            out["joint_whereabouts_by_seat"] = joints
+        else:
+            del out["joint_whereabouts_by_seat"]
+    return out
+
+
+def canonical_joint(joint: Any, n: Any, o: Any) -> Any:
+    """A joint knowledge as the core keeps it and to_json writes it: cards by id (each
+    placement's seats to match), placements by their C code; None if it says nothing beyond
+    the per-card seats (to_json leaves it out). Anything malformed is left as given, for the
+    checks to name."""
+    try:
+        order = sorted(range(len(joint["cards"])), key=lambda i: parse_card(joint["cards"][i]))
+        cards = [joint["cards"][i] for i in order]
+        placements = [tuple(seats[i] for i in order) for seats in joint["placements"]]
+        placements.sort(key=lambda seats: joint_code(n, o, seats))
+    except (TypeError, KeyError, IndexError, ViewError):
+        return joint
+    if not is_binding(placements, len(cards)):
+        return None
+    return {"cards": cards, "placements": [list(p) for p in placements]}
+
+
+def narrowed_by_joint(known: Dict[str, list], joint: Any) -> Dict[str, list]:
+    """Per-card whereabouts narrowed, as the core narrows them on loading, to the seats the
+    joint knowledge's placements give each card it follows (the placements, checked, lie
+    within them)."""
+    if not isinstance(joint, dict):
+        return known
+    out = dict(known)
+    for i, card in enumerate(joint["cards"]):
+        out[card] = sorted({seats[i] for seats in joint["placements"]})
     return out
 
 
@@ -534,11 +745,19 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
     if sum(capacity.values()) != len(unknown):
         fail(("turn",), f"turn {v['turn']} and phase {v['phase']} leave {sum(capacity.values())} "
              f"cards hidden from seat {o}, but {len(unknown)} are unseen", IllegalPositionError)
-    placed = place_hidden(unknown, capacity, allowed, ("card_whereabouts",))
+    joint = None
+    if "joint_whereabouts" in v:
+        holding = {p: capacity[p] for p in range(n) if p != o}
+        joint = check_joint(v["joint_whereabouts"], n, o, seen, v["card_whereabouts"], holding,
+                            ("joint_whereabouts",))
+    placed = place_in_a_placement(unknown, capacity, allowed, joint)
     d = copy.deepcopy(v)
-    for key in ("view", "card_whereabouts", "teapot_pile_contents"):
-        del d[key]
+    for key in ("view", "card_whereabouts", "teapot_pile_contents", "joint_whereabouts"):
+        d.pop(key, None)
     d["whereabouts_by_seat"] = [v["card_whereabouts"] if p == o else {} for p in range(n)]
+    if joint is not None:
+        d["joint_whereabouts_by_seat"] = [v["joint_whereabouts"] if p == o else None
+                                          for p in range(n)]
     for p, ps in enumerate(d["player_state"]):
         if p == o:
             continue
@@ -554,6 +773,26 @@ def full_state_of_view(v: Dict[str, Any]) -> Dict[str, Any]:
         taken |= set(ps["carpets_held"]) | set(ps["carpets_delivered"])
     d["carpet_pile"] = [carpet_text(c) for c in range(core.N_CARPETS) if carpet_text(c) not in taken]
     return d
+
+
+def place_in_a_placement(unknown: List[str], capacity: Dict[Any, int],
+                         allowed: Dict[str, list], joint: Optional[Joint]) -> Dict[str, Any]:
+    """The hidden cards placed where the seat knows they may be (place_hidden) and, if it
+    follows cards jointly, with those cards' seats one of its placements: each tried in turn,
+    its cards fixed at their seats, the others matched."""
+    if joint is None:
+        return place_hidden(unknown, capacity, allowed, ("card_whereabouts",))
+    cards, placements = joint
+    for seats in placements:
+        fixed = dict(allowed)
+        fixed.update({card_text(c): [q] for c, q in zip(cards, seats)})
+        try:
+            return place_hidden(unknown, capacity, fixed, ("joint_whereabouts",))
+        except IllegalPositionError:
+            continue
+    fail(("joint_whereabouts",), "no placement of the hidden cards fits both the whereabouts "
+         "and any of the joint placements", IllegalPositionError)
+    raise AssertionError("unreachable")          # fail raises
 
 
 # ================================================================ invariant checks
@@ -787,3 +1026,15 @@ def _check_knowledge(f: Dict[str, Any], n: int) -> None:
             if place != o and location.get(c) is not None:
                 check(f["where"][o][c] >> place & 1, "card_whereabouts",
                       f"seat {o} believes {card_text(c)} cannot be where it is")
+        _check_joint_truth(f, n, o, location)
+
+
+def _check_joint_truth(f: Dict[str, Any], n: int, o: int, location: Dict[int, int]) -> None:
+    """Where seat o's followed cards are is one of the placements its joint knowledge keeps."""
+    if f["jlost"][o] or not f["jn"][o]:
+        return
+    cards, placements = joint_of_fields(f, o)
+    truth = tuple(location.get(c, -1) for c in cards)
+    check(truth in placements, "joint_whereabouts",
+          f"seat {o} believes the cards {', '.join(card_text(c) for c in cards)} cannot be "
+          f"where they are ({', '.join(map(str, truth))})")
