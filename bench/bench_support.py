@@ -92,14 +92,39 @@ def midgame(game: str, players: int):
 RARE_DEALS = ("khiva", 3, 101, 28)
 
 
-def rare_deals_position():
-    """The RARE_DEALS position, reached through the checked API."""
+# Khiva, 5 players: a position where the seat to move's joint placements of the cards it gave
+# (6 placements of 3 cards) rule out some that its masks and the hand sizes allow, so each
+# world draws a placement first (deal 1, then 55 moves drawn by random.Random(1);
+# docs/rules/khiva.md, 15).
+JOINT_PLACEMENTS = ("khiva", 5, 1, 55)
+
+
+def line_position(spec):
+    """The position of a (game, players, seed, plies) spec, reached through the checked API:
+    `plies` moves drawn by random.Random(seed)."""
     from engine.registry import new_game
-    game, players, seed, plies = RARE_DEALS
+    game, players, seed, plies = spec
     state, rng = new_game(game, players, seed), random.Random(seed)
     for _ in range(plies):
         state.apply(rng.choice(state.legal_moves()))
     return state
+
+
+def rare_deals_position():
+    """The RARE_DEALS position."""
+    return line_position(RARE_DEALS)
+
+
+def without_joint_placements(state, seat: int):
+    """A copy of a Khiva state in which `seat` has given its joint placements up (its masks
+    alone, as past 64 placements), or None for a build that keeps none."""
+    copy = state.clone()
+    f = copy._fields()
+    if "jlost" not in f:
+        return None
+    f["jlost"][seat], f["jn"][seat], f["jm"][seat] = 1, 0, 1
+    copy._set_fields(f)
+    return copy
 
 
 def state_bytes(state) -> int:

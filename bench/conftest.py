@@ -45,6 +45,7 @@ CORE_COLUMNS = [("playouts/s", ",.0f"), ("moves/s", ",.0f"), ("moves/game", ".1f
                 ("so/playouts", ".2f"), ("mo/playouts", ".2f"), ("bytes/state", ",.0f")]
 POLICY_COLUMNS = [("ISMCTS so it/s, policy playouts", ",.0f")]
 RARE_DEALS_COLUMNS = [("ISMCTS so it/s, rare deals", ",.0f"), ("ISMCTS mo it/s, rare deals", ",.0f")]
+JOINT_COLUMNS = [("ISMCTS so it/s, joint", ",.0f"), ("ISMCTS so it/s, masks", ",.0f")]
 API_COLUMNS = [("API moves/s", ",.0f"), ("copies/s", ",.0f"), ("determinizations/s", ",.0f"),
                ("JSON loads/s", ",.0f"), ("view loads/s", ",.0f")]
 PROTOCOL_COLUMNS = [("iterations", ",.0f"), ("API search ms", ".1f"),
@@ -56,6 +57,8 @@ COMPARE_TABLES = [
                ("ISMCTS mo it/s", ",.0f"), ("bytes/state", ",.0f")]),
     ("ISMCTS as it plays (the game's playout policy)", POLICY_COLUMNS),
     ("ISMCTS where few random deals fit (bench_support.RARE_DEALS)", RARE_DEALS_COLUMNS),
+    ("ISMCTS where a seat's joint placements bind (bench_support.JOINT_PLACEMENTS)",
+     JOINT_COLUMNS),
     ("ratios and Python API", [("so/playouts", ".2f"), ("mo/playouts", ".2f"),
                                ("API moves/s", ",.0f"), ("copies/s", ",.0f")]),
     ("Python API", [("determinizations/s", ",.0f"), ("JSON loads/s", ",.0f"),
@@ -293,6 +296,8 @@ def pytest_terminal_summary(terminalreporter, config):
                 "play at random), mode so", table(figures.now, POLICY_COLUMNS, cell))
     write_table(write, "ISMCTS where few random deals fit the knowledge of the player to "
                 "move (bench_support.RARE_DEALS)", table(figures.now, RARE_DEALS_COLUMNS, cell))
+    write_table(write, "ISMCTS where the seat to move's joint placements bind, and with them "
+                "given up (bench_support.JOINT_PLACEMENTS)", table(figures.now, JOINT_COLUMNS, cell))
     write_table(write, "Python API (whole random games; mid-game positions)",
                 table(figures.now, API_COLUMNS, cell))
     write_table(write, "protocol `go iterations N` round trip against search() through the "

@@ -20,8 +20,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from bench_support import (RARE_DEALS, CPU_TIMER, Reference, opening, playouts_per_round,
-                           rare_deals_position)
+from bench_support import (JOINT_PLACEMENTS, RARE_DEALS, CPU_TIMER, Reference, line_position,
+                           opening, playouts_per_round, rare_deals_position,
+                           without_joint_placements)
 
 ITERATIONS = 10_000       # per round, from a fresh tree: the tree of a short search
 REFERENCE_SHARE = 4       # the paired playouts: a quarter of a random-playouts round
@@ -127,6 +128,34 @@ def test_ismcts_rare_deals(benchmark, record, rounds, mode):
     assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
     record(RARE_DEALS[0], RARE_DEALS[1],
            rates={f"ISMCTS {mode} it/s, rare deals": ITERATIONS})
+
+
+@pytest.mark.benchmark(group="ISMCTS iterations, joint placements", timer=CPU_TIMER)
+@pytest.mark.parametrize("knowledge", ["joint", "masks"])
+def test_ismcts_joint_placements(benchmark, record, rounds, knowledge):
+    """ISMCTS so iterations at bench_support.JOINT_PLACEMENTS (Khiva, 5 players), where each
+    world draws one of the seat's joint placements first; `masks`: the same position with
+    them given up (each card's mask alone), what a determinization cost before them."""
+    from search.ismcts import new_tree
+    state = line_position(JOINT_PLACEMENTS)
+    f = state._fields()
+    if "jn" in f:                                # the 6 placements of 3 cards it was chosen for
+        assert (f["jn"][state.to_move], f["jm"][state.to_move]) == (3, 6)
+    if knowledge == "masks":
+        state = without_joint_placements(state, state.to_move)
+        if state is None:
+            pytest.skip("this build keeps no joint placements")
+    config, _ = search_config("so")
+
+    def fresh_tree():
+        return (new_tree(state, state.to_move, config, 0),), {}
+
+    def run(tree):
+        return tree.run(ITERATIONS)
+
+    assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
+    record(JOINT_PLACEMENTS[0], JOINT_PLACEMENTS[1],
+           rates={f"ISMCTS so it/s, {knowledge}": ITERATIONS})
 
 
 LINE_TREE = 20_000        # iterations of the tree whose expected lines are read
