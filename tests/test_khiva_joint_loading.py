@@ -340,3 +340,19 @@ def test_a_joint_knowledge_that_says_no_more_than_the_whereabouts_is_accepted():
     assert "joint_whereabouts" not in written
     assert written["card_whereabouts"][j["cards"][0]] == seats
     assert st._fields()["jn"][o] == 1 and st._fields()["jm"][o] == len(seats)
+
+
+def test_a_view_whose_placements_each_fit_alone_but_none_with_the_whereabouts_is_refused():
+    """Each placement passes the per-seat checks, but the whereabouts fill a seat that every
+    placement needs: no hidden deal fits, so the view is refused rather than loaded."""
+    g, o = binding_game()
+    v = g.to_json(view=o)
+    j = v["joint_whereabouts"]
+    always = [q for q in range(4) if q != o and all(q in p for p in j["placements"])]
+    assert always, "the position was chosen with a seat in every placement"
+    q = always[0]
+    broken = copy.deepcopy(v)
+    for card in unseen_free_cards(v, o)[:capacity(v, q)]:
+        broken["card_whereabouts"][card] = [q]
+    refused(Khiva.from_view, broken, "no placement of the hidden cards fits",
+            error=IllegalPositionError)
