@@ -184,8 +184,8 @@ class CheckedGame:
             st._set_fields(fields)
         except (TypeError, ValueError, OverflowError, IndexError, KeyError) as e:
             raise ViewError(f"(root): a value does not fit the {cls.title} state: {e}") from None
-        st._settle()
         st.check_invariants()
+        st._settle()
         if st.to_move >= 0 and not st.legal_moves():
             raise IllegalPositionError(f"to_move: seat {st.to_move} has no legal move")
         return st
@@ -213,8 +213,8 @@ class CheckedGame:
         """Checks of the game's setting before its fields are built (default: none)."""
 
     def _settle(self) -> None:
-        """Knowledge the core derives once a load has written the fields, before the
-        invariants are checked (default: none)."""
+        """Knowledge the core derives once a load has written the fields and the invariants
+        have passed (default: none)."""
 
     def _adopt_view(self, v: Dict[str, Any]) -> None:
         """The viewer's knowledge and information hashes as the view gives them (default:

@@ -1030,8 +1030,17 @@ def _check_knowledge(f: Dict[str, Any], n: int) -> None:
 
 
 def _check_joint_truth(f: Dict[str, Any], n: int, o: int, location: Dict[int, int]) -> None:
-    """Where seat o's followed cards are is one of the placements its joint knowledge keeps."""
-    if f["jlost"][o] or not f["jn"][o]:
+    """Seat o's joint knowledge is one the core can read (at most JOINT_CARDS distinct cards,
+    1 to JOINT_SETS placements, nothing past them; none in a duel), and where its followed
+    cards are is one of its placements."""
+    k, m = f["jn"][o], f["jm"][o]
+    check(f["jlost"][o] in (0, 1) and 0 <= k <= JOINT_CARDS and 1 <= m <= JOINT_SETS
+          and (n > 2 or k == 0), "joint_whereabouts", f"seat {o}'s joint knowledge is malformed")
+    cards = f["jcard"][o][:k]
+    check(len(set(cards)) == k and all(0 <= c < core.N_CARDS for c in cards)
+          and all(0 <= a < 1 << 2 * k for a in f["jset"][o][:m]),
+          "joint_whereabouts", f"seat {o}'s joint knowledge is malformed")
+    if f["jlost"][o] or not k:
         return
     cards, placements = joint_of_fields(f, o)
     truth = tuple(location.get(c, -1) for c in cards)
