@@ -356,3 +356,19 @@ def test_a_view_whose_placements_each_fit_alone_but_none_with_the_whereabouts_is
         broken["card_whereabouts"][card] = [q]
     refused(Khiva.from_view, broken, "no placement of the hidden cards fits",
             error=IllegalPositionError)
+
+
+def test_the_board_a_seat_reads_says_what_it_knows_of_its_gifts():
+    """`caravan play` and the protocol's `d` show a seat its knowledge: each followed card's
+    seats, then the placements that go together; the whole game's board shows neither."""
+    g, o = binding_game()
+    v = g.to_json(view=o)
+    text = g.render(o)
+    card = next(iter(v["card_whereabouts"]))
+    seats = " or ".join(f"P{q}" for q in v["card_whereabouts"][card])
+    assert f"{card} with {seats}" in text
+    first = v["joint_whereabouts"]["placements"][0]
+    together = " + ".join(f"{c} P{q}" for c, q in zip(v["joint_whereabouts"]["cards"], first))
+    assert f"together only: {together}" in text
+    assert "you know" not in g.render() and "together only" not in g.render()
+    assert Khiva.from_view(v).render(o) == text

@@ -328,6 +328,8 @@ class Khiva(CheckedGame, KhivaCore):
                          f" ({ps['teapot_points']})  salt {ps['salt_points']}  carpets "
                          f"{' '.join(ps['carpets_held']) or '-'} / delivered "
                          f"{' '.join(ps['carpets_delivered']) or '-'}  hand: {hand}")
+        if viewer is not None:
+            lines.extend(knowledge_lines(d))
         return "\n".join(lines)
 
     def narrate(self, before: GameCore, player: int, move: int,
@@ -455,6 +457,28 @@ def joint_whereabouts(f: Dict[str, Any], o: int) -> Optional[Dict[str, list]]:
     if not is_binding(placements, len(cards)):
         return None
     return {"cards": [card_text(c) for c in cards], "placements": [list(p) for p in placements]}
+
+
+def knowledge_lines(view: Dict[str, Any]) -> List[str]:
+    """What the viewing seat knows of cards it cannot see, for a player reading the board:
+    each card's possible places and, where it binds, which of them go together."""
+    places = view["card_whereabouts"]
+    if not places:
+        return []
+
+    def where(q: Any) -> str:
+        return "set aside" if q == "aside" else f"P{q}"
+
+    text = "; ".join(f"{card} with {' or '.join(where(q) for q in qs)}"
+                     for card, qs in places.items())
+    lines = [f"  you know: {text}"]
+    joint = view.get("joint_whereabouts")
+    if joint:
+        ways = [" + ".join(f"{c} P{q}" for c, q in zip(joint["cards"], p))
+                for p in joint["placements"]]
+        shown = ", or ".join(ways[:4]) + (f", or {len(ways) - 4} more ways" if len(ways) > 4 else "")
+        lines.append(f"  together only: {shown}")
+    return lines
 
 
 def _is_int(x: Any) -> bool:
