@@ -88,15 +88,10 @@ def test_ismcts(benchmark, record, rounds, game_players, mode):
                    "own playout policy": own_policy(state, mode)})
 
 
-@pytest.mark.benchmark(group="ISMCTS iterations, policy playouts", timer=CPU_TIMER)
-def test_ismcts_policy(benchmark, record, rounds, game_default):
-    """ISMCTS as it plays: the game's own playout policy (a build from before a game had one
-    plays at random there), mode so, each game at its default player count. Every build measures
-    the same thing here, whether or not it can switch the policy off."""
+def time_fresh_searches(benchmark, state, config, rounds: int) -> None:
+    """Time `rounds` searches of ITERATIONS iterations, each from a fresh tree for the seat
+    to move (the tree's set-up is not timed)."""
     from search.ismcts import new_tree
-    game, players = game_default
-    state = opening(game, players)
-    config, _ = search_config("so", "policy")
 
     def fresh_tree():
         return (new_tree(state, state.to_move, config, 0),), {}
@@ -105,6 +100,17 @@ def test_ismcts_policy(benchmark, record, rounds, game_default):
         return tree.run(ITERATIONS)
 
     assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
+
+
+@pytest.mark.benchmark(group="ISMCTS iterations, policy playouts", timer=CPU_TIMER)
+def test_ismcts_policy(benchmark, record, rounds, game_default):
+    """ISMCTS as it plays: the game's own playout policy (a build from before a game had one
+    plays at random there), mode so, each game at its default player count. Every build measures
+    the same thing here, whether or not it can switch the policy off."""
+    game, players = game_default
+    state = opening(game, players)
+    config, _ = search_config("so", "policy")
+    time_fresh_searches(benchmark, state, config, rounds)
     record(game, players, rates={"ISMCTS so it/s, policy playouts": ITERATIONS})
 
 
@@ -113,19 +119,11 @@ def test_ismcts_rare_deals(benchmark, record, rounds, mode):
     """ISMCTS iterations at bench_support.RARE_DEALS (Khiva, 3 players), where few random
     deals fit the knowledge of the player to move: what its determinization costs there.
     Default configuration in `mode`, random playouts where the build can be told."""
-    from search.ismcts import new_tree
     state = rare_deals_position()
     if hasattr(state, "_deals_fitting"):
         assert state._deals_fitting(state.to_move) < 1e-3
     config, _ = search_config(mode)
-
-    def fresh_tree():
-        return (new_tree(state, state.to_move, config, 0),), {}
-
-    def run(tree):
-        return tree.run(ITERATIONS)
-
-    assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
+    time_fresh_searches(benchmark, state, config, rounds)
     record(RARE_DEALS[0], RARE_DEALS[1],
            rates={f"ISMCTS {mode} it/s, rare deals": ITERATIONS})
 
@@ -136,7 +134,6 @@ def test_ismcts_joint_placements(benchmark, record, rounds, knowledge):
     """ISMCTS so iterations at bench_support.JOINT_PLACEMENTS (Khiva, 5 players), where each
     world draws one of the seat's joint placements first; `masks`: the same position with
     them given up (each card's mask alone), what a determinization cost before them."""
-    from search.ismcts import new_tree
     state = line_position(JOINT_PLACEMENTS)
     f = state._fields()
     if "jn" in f:                                # the 6 placements of 3 cards it was chosen for
@@ -146,14 +143,7 @@ def test_ismcts_joint_placements(benchmark, record, rounds, knowledge):
         if state is None:
             pytest.skip("this build keeps no joint placements")
     config, _ = search_config("so")
-
-    def fresh_tree():
-        return (new_tree(state, state.to_move, config, 0),), {}
-
-    def run(tree):
-        return tree.run(ITERATIONS)
-
-    assert benchmark.pedantic(run, setup=fresh_tree, rounds=rounds) == ITERATIONS
+    time_fresh_searches(benchmark, state, config, rounds)
     record(JOINT_PLACEMENTS[0], JOINT_PLACEMENTS[1],
            rates={f"ISMCTS so it/s, {knowledge}": ITERATIONS})
 
