@@ -296,3 +296,24 @@ def test_a_view_whose_counts_fit_no_placement_is_refused():
     v["scrap_groups"] = [{"scraps": ["B", "C", "E"], "held": [0, 0, 3], "board": 0}]
     with pytest.raises(IllegalPositionError, match="fits both its whereabouts and its counts"):
         Kilim.from_view(v)
+
+
+def test_the_board_a_seat_reads_says_what_it_knows_of_the_scraps():
+    """`caravan play` shows a seat where each scrap it cannot see may be, and how many of a
+    group each place holds where that says more; the whole game's board shows neither."""
+    for seed in range(60):
+        g, rng = Kilim(4, seed), random.Random(seed)
+        while not g.is_terminal():
+            v = g.to_json(view=g.to_move)
+            spread = [x for x in v.get("scrap_groups") or []
+                      if len(x["scraps"]) > 1 and sum(1 for k in x["held"] if k) + (x["board"] > 0) > 1]
+            if spread:
+                text = g.render(g.to_move)
+                letter, places = sorted(v["scrap_whereabouts"].items())[0]
+                names = " or ".join("the board" if q == "board" else f"P{q}" for q in places)
+                assert f"you know: {letter} with {names}" in text
+                assert f"  of {', '.join(spread[0]['scraps'])}: " in text
+                assert "you know" not in g.render()
+                return
+            g.apply(rng.choice(g.legal_moves()))
+    raise AssertionError("no seat counted a spread group in 60 games")

@@ -801,6 +801,8 @@ class Kilim(CheckedGame, KilimCore):
             lines.append(f"  P{p}: score {ps['score']:3d}  cards {' '.join(ps['hand'])}"
                          f"  scraps {scr or '-'}  perfect {ps['perfect_held']}  size {self.kilim_size(p)}")
             lines.extend("      " + row for row in self.kilim_picture(p))
+        if viewer is not None:
+            lines.extend(scrap_knowledge_lines(d))
         lines.extend(LEGEND)
         return "\n".join(lines)
 
@@ -1910,3 +1912,26 @@ def check_counts_true(f: Dict[str, Any], o: int) -> None:
         if list(f["share"][o][g]) != truth:
             refuse("scrap_groups", f"seat {o}'s counts of the scraps "
                    f"{''.join(SCRAP_LETTERS[t] for t in members) or '(none)'} are not where they are")
+
+
+def scrap_knowledge_lines(view: Dict[str, Any]) -> List[str]:
+    """What the viewing seat knows of the scraps it cannot see, for a player reading the
+    board: where each may be and, for a group of two or more spread over several places, how
+    many each place holds (the whereabouts alone would allow more)."""
+    def place(q: Any) -> str:
+        return "the board" if q == "board" else f"P{q}"
+
+    known = view.get("scrap_whereabouts") or {}
+    if not known:
+        return []
+    lines = ["  you know: " + "; ".join(f"{letter} with {' or '.join(place(q) for q in qs)}"
+                                        for letter, qs in sorted(known.items()))]
+    for group in view.get("scrap_groups") or []:
+        counts = [(f"P{q}", k) for q, k in enumerate(group["held"]) if k]
+        if group["board"]:
+            counts.append(("the board", group["board"]))
+        if len(group["scraps"]) > 1 and len(counts) > 1:
+            lines.append(f"  of {', '.join(group['scraps'])}: "
+                         + ", ".join(f"{k} with {where}" for where, k in counts))
+    return lines
+
