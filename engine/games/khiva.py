@@ -481,10 +481,6 @@ def knowledge_lines(view: Dict[str, Any]) -> List[str]:
     return lines
 
 
-def _is_int(x: Any) -> bool:
-    return type(x) is int
-
-
 def _joint_shape(joint: Any, path: tuple) -> None:
     """ViewError unless `joint` is shaped as the schemas say (types, lengths, no other keys)."""
     if not isinstance(joint, dict) or set(joint) != {"cards", "placements"}:
@@ -496,7 +492,7 @@ def _joint_shape(joint: Any, path: tuple) -> None:
         fail(path + ("placements",), f"expected a list of 1 to {JOINT_SETS} placements")
     for j, seats in enumerate(placements):
         if not isinstance(seats, list) or len(seats) != len(cards) \
-                or not all(_is_int(q) for q in seats):
+                or not all(type(q) is int for q in seats):
             fail(path + ("placements", j), f"expected a list of {len(cards)} seat numbers "
                  "(one per card)")
 
