@@ -481,19 +481,12 @@ def knowledge_lines(view: Dict[str, Any]) -> List[str]:
     return lines
 
 
-def _joint_shape(joint: Any, path: tuple) -> None:
-    """ViewError unless `joint` is shaped as the schemas say (types, lengths, no other keys)."""
-    if not isinstance(joint, dict) or set(joint) != {"cards", "placements"}:
-        fail(path, "expected an object with exactly the keys 'cards' and 'placements'")
-    cards, placements = joint["cards"], joint["placements"]
-    if not isinstance(cards, list) or not 1 <= len(cards) <= JOINT_CARDS:
-        fail(path + ("cards",), f"expected a list of 1 to {JOINT_CARDS} cards")
-    if not isinstance(placements, list) or not 1 <= len(placements) <= JOINT_SETS:
-        fail(path + ("placements",), f"expected a list of 1 to {JOINT_SETS} placements")
-    for j, seats in enumerate(placements):
-        if not isinstance(seats, list) or len(seats) != len(cards) \
-                or not all(type(q) is int for q in seats):
-            fail(path + ("placements", j), f"expected a list of {len(cards)} seat numbers "
+def _joint_lengths(joint: Dict[str, Any], path: tuple) -> None:
+    """ViewError unless each placement gives one seat per card: the one part of the shape the
+    schema (checked before any load) cannot tie together."""
+    for j, seats in enumerate(joint["placements"]):
+        if len(seats) != len(joint["cards"]):
+            fail(path + ("placements", j), f"expected {len(joint['cards'])} seat numbers "
                  "(one per card)")
 
 
@@ -534,12 +527,12 @@ def _joint_placement(seats: list, ids: List[int], n: int, o: int, known: Dict[st
 
 def check_joint(joint: Any, n: int, o: int, seen: int, known: Dict[str, list],
                 holding: Dict[int, int], path: tuple) -> Joint:
-    """Seat o's joint knowledge as given (JSON), checked in full before it reaches the C
-    state: its card ids and placements. `seen`: the cards o sees; `known`: o's per-card
+    """Seat o's joint knowledge as given (JSON, its types already checked by the schema),
+    checked for meaning before it reaches the C state: its card ids and placements. `seen`: the cards o sees; `known`: o's per-card
     whereabouts; `holding`: each other seat's hidden cards (hand and chosen cards)."""
     if n == 2:
         fail(path, "a duel keeps no joint knowledge")
-    _joint_shape(joint, path)
+    _joint_lengths(joint, path)
     ids = _joint_cards(joint["cards"], o, seen, path)
     placements: List[Tuple[int, ...]] = []
     for j, seats in enumerate(joint["placements"]):
